@@ -1,0 +1,93 @@
+"""The database connection and the migration runner shared by `ingest` and `api`.
+
+Each package owns its tables and its Alembic history (own version table), so `ingest` can create its schema
+without importing `api`. SQLite is the embedded default, PostgreSQL production.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.orm import Session, sessionmaker
+
+SUPPORTED_DRIVERS = ("sqlite", "postgresql+psycopg")
+
+
+def check_database_url(url: str) -> str:
+    """Refuse at start what would only fail at the first query."""
+    try:
+        driver = make_url(url).drivername
+    except ArgumentError as error:
+        raise ValueError(f"not a database URL: {url!r} ({error})") from None
+    if driver not in SUPPORTED_DRIVERS:
+        raise ValueError(f"unsupported database driver {driver!r}; accepted: {', '.join(SUPPORTED_DRIVERS)}")
+    return url
+
+
+def _enable_sqlite_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.close()
+
+
+@cache
+def get_engine(url: str) -> Engine:
+    """One engine per URL for the process; SQLite gets foreign keys and WAL (readers never block the writer)."""
+    parsed = make_url(check_database_url(url))
+    if parsed.drivername == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30})
+        event.listen(engine, "connect", _enable_sqlite_foreign_keys)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+@contextmanager
+def session_scope(url: str) -> Iterator[Session]:
+    """A transaction: committed when the block ends, rolled back when it raises."""
+    factory = sessionmaker(get_engine(url), expire_on_commit=False)
+    with factory.begin() as session:
+        yield session
+
+
+def alembic_config(url: str, migrations: Path, version_table: str) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(migrations))
+    config.attributes["url"] = url
+    config.attributes["version_table"] = version_table
+    return config
+
+
+def upgrade(url: str, migrations: Path, version_table: str, revision: str = "head") -> None:
+    command.upgrade(alembic_config(url, migrations, version_table), revision)
+
+
+def downgrade(url: str, migrations: Path, version_table: str, revision: str = "base") -> None:
+    command.downgrade(alembic_config(url, migrations, version_table), revision)
+
+
+def run_migrations_in_env(target_metadata: Any) -> None:
+    """The body of every package's Alembic `env.py`: online migrations on the URL the runner passed in."""
+    from alembic import context
+
+    config = context.config
+    engine = get_engine(config.attributes["url"])
+    with engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            version_table=config.attributes["version_table"],
+            render_as_batch=connection.dialect.name == "sqlite",
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+        connection.commit()

@@ -1,0 +1,105 @@
+"""Ingestion's tables: documents, ingestion jobs and their files.
+
+A document is identified by the sha256 of its bytes; its chunks live in the search index, not here. A job
+keeps one row per file with that file's status, so a killed job can resume where it stopped and an admin can
+see per file what happened.
+"""
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class JobStatus(StrEnum):
+    running = "running"
+    finished = "finished"
+
+
+class FileStatus(StrEnum):
+    queued = "queued"
+    parsing = "parsing"
+    embedding = "embedding"
+    indexed = "indexed"
+    skipped = "skipped"
+    failed = "failed"
+
+
+FINAL_FILE_STATUSES = frozenset({FileStatus.indexed, FileStatus.skipped, FileStatus.failed})
+
+
+def _one_of(column: str, values: type[StrEnum]) -> str:
+    return f"{column} IN ({', '.join(repr(v.value) for v in values)})"
+
+
+class Document(Base):
+    __tablename__ = "documents"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    source_path: Mapped[str] = mapped_column(String(1024), unique=True)
+    file_name: Mapped[str] = mapped_column(String(255))
+    title: Mapped[str] = mapped_column(String(500))
+    page_count: Mapped[int] = mapped_column(Integer)
+    chunk_count: Mapped[int] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    audiences: Mapped[list[str]] = mapped_column(JSON)
+    departments: Mapped[list[str]] = mapped_column(JSON)
+    ingested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("ingest_jobs.id", ondelete="SET NULL"))
+
+
+class Job(Base):
+    __tablename__ = "ingest_jobs"
+    __table_args__ = (CheckConstraint(_one_of("status", JobStatus), name="ck_ingest_jobs_status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    status: Mapped[JobStatus] = mapped_column(String(20))
+    paths: Mapped[list[str]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    owner: Mapped[str | None] = mapped_column(String(255))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    files: Mapped[list["JobFile"]] = relationship(
+        back_populates="job", order_by="JobFile.position", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class JobFile(Base):
+    __tablename__ = "ingest_job_files"
+    __table_args__ = (
+        UniqueConstraint("job_id", "path", name="uq_ingest_job_files_job_path"),
+        CheckConstraint(_one_of("status", FileStatus), name="ck_ingest_job_files_status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("ingest_jobs.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    path: Mapped[str] = mapped_column(String(1024))
+    status: Mapped[FileStatus] = mapped_column(String(20))
+    message: Mapped[str | None] = mapped_column(Text)
+    document_id: Mapped[str | None] = mapped_column(String(64))
+    chunks_total: Mapped[int] = mapped_column(Integer, default=0)
+    chunks_done: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+
+    job: Mapped[Job] = relationship(back_populates="files")

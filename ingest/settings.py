@@ -1,0 +1,52 @@
+"""Settings of ingestion and retrieval, read from the environment and `.env`.
+
+Unset values give the embedded default: SQLite and the on-disk index under `.data/`, the offline multilingual
+e5 embedder on the CPU. `.env.example` lists the production values (PostgreSQL, Weaviate, BGE-M3 on a GPU).
+"""
+
+from pathlib import Path
+from typing import Self
+
+from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ingest.database import check_database_url
+from speculative.settings import DeviceName, DTypeName
+
+
+class IngestSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str = Field(
+        "sqlite:///.data/vraagbaak.db", description="SQLAlchemy URL: sqlite:///… or postgresql+psycopg://…"
+    )
+    embedding_model: str = Field("intfloat/multilingual-e5-small", description="Hugging Face name or folder.")
+    weaviate_url: AnyHttpUrl | None = Field(None, description="Weaviate REST URL; unset = embedded index.")
+    weaviate_grpc_port: int = Field(50051, ge=1, le=65535)
+    weaviate_api_key: SecretStr | None = None
+    index_dir: Path = Field(Path(".data/index"), description="Folder of the embedded index.")
+    model_cache: Path = Field(Path(".models"), description="Folder of provisioned offline models.")
+    device: DeviceName = "cpu"
+    dtype: DTypeName = "float32"
+    chunk_size: int = Field(
+        800, ge=100, le=8000, description="Characters per chunk (the source study's best)."
+    )
+    chunk_overlap: int = Field(160, ge=0, description="Characters shared by consecutive chunks.")
+    embedding_batch_size: int = Field(32, ge=1, le=4096, description="Chunks per embedder forward pass.")
+    weaviate_collection: str = Field(
+        "VraagbaakChunk", pattern=r"^[A-Z][_0-9A-Za-z]*$", description="Weaviate collection of the chunks."
+    )
+    max_pdf_mb: int = Field(200, ge=1, description="Larger files are refused (failed), not parsed.")
+
+    @field_validator("database_url")
+    @classmethod
+    def _valid_database_url(cls, value: str) -> str:
+        return check_database_url(value)
+
+    @model_validator(mode="after")
+    def _overlap_below_chunk_size(self) -> Self:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})"
+            )
+        return self

@@ -1,0 +1,65 @@
+"""`python -m speculative.models provision|list`: fill the offline model cache, or show what it holds."""
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from speculative.models.errors import ModelProvisioningError
+from speculative.models.provision import model_states, provision
+from speculative.models.registry import REGISTRY, select
+
+DEFAULT_CACHE = Path(".models")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    logging.getLogger("speculative.models").setLevel(logging.INFO)
+    try:
+        if args.command == "provision":
+            _provision(args.cache, args.only, args.verify)
+        else:
+            _list(args.cache)
+    except ModelProvisioningError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: cannot use the model cache {args.cache}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _provision(cache: Path, only: list[str] | None, verify: bool) -> None:
+    for result in provision(select(only), cache, verify=verify):
+        action = "converted" if result.converted else "up to date"
+        print(f"{result.name:<42} {action:<11} {result.seconds:7.1f} s  {result.folder}")
+
+
+def _list(cache: Path) -> None:
+    for state in model_states(REGISTRY.values(), cache):
+        print(f"{state.name:<42} {state.status:<16} {state.folder}  ({state.purpose})")
+
+
+def _parser() -> argparse.ArgumentParser:
+    default_cache = Path(os.environ.get("MODEL_CACHE", DEFAULT_CACHE))
+    parser = argparse.ArgumentParser(prog="python -m speculative.models", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    provision_command = commands.add_parser("provision", help="convert the offline models that are not ready")
+    provision_command.add_argument(
+        "--only", nargs="+", metavar="NAME", choices=list(REGISTRY), help="just these"
+    )
+    provision_command.add_argument(
+        "--verify", action="store_true", help="re-check sha256 of every cached file"
+    )
+    list_command = commands.add_parser("list", help="show each offline model, its status and folder")
+    for command in (provision_command, list_command):
+        command.add_argument(
+            "--cache", type=Path, default=default_cache, help=f"cache folder (default {default_cache})"
+        )
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Settings of the generation worker, read from the environment and `.env`.
+
+Unset values give the embedded default (one CPU machine, the offline models); `.env.example` lists the
+production values (a CUDA GPU, Llama-3-8B-Instruct with an EAGLE head).
+"""
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DTypeName = Literal["float32", "bfloat16", "float16"]
+
+
+def _check_device(value: str) -> str:
+    """Accept the torch device strings we deploy on; anything else fails at start, not mid-request."""
+    base, _, index = value.partition(":")
+    if base not in {"cpu", "cuda", "mps"} or (index and (base != "cuda" or not index.isdigit())):
+        raise ValueError(f"unknown device {value!r}; accepted: cpu, cuda, cuda:N, mps")
+    return value
+
+
+DeviceName = Annotated[str, AfterValidator(_check_device)]
+
+
+class SpeculativeSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    generator_model: str = Field(
+        "google/gemma-3-270m", description="Hugging Face name or local folder of the target LLM."
+    )
+    eagle_head: str | None = Field(None, description="EAGLE-1/2 draft head (name or folder); None = no head.")
+    draft_method: str = Field("casd", description="Default drafting method of the worker.")
+    device: DeviceName = "cpu"
+    dtype: DTypeName = "float32"
+    model_cache: Path = Field(Path(".models"), description="Folder of provisioned offline models.")
+    worker_host: str = "127.0.0.1"
+    worker_port: int = Field(8001, ge=1, le=65535)
+
+    # ------------------------------------------------------------ engine (speculative decoding)
+    attention: Literal["sdpa", "eager"] = Field(
+        "sdpa",
+        description="Attention kernel of the target. Tree verification needs a custom 4D mask, which "
+        "flash-attention ignores, so only these two are accepted.",
+    )
+    tree_budget: int | None = Field(
+        None,
+        ge=0,
+        description="Draft nodes verified per target forward (root excluded). None = chosen for the device: "
+        "16 on a CPU (where 10–20 nodes is the measured sweet spot), 60 on a GPU (EAGLE-2's reference tree).",
+    )
+    max_new_tokens: int = Field(512, ge=1, description="Default answer length cap of a request, in tokens.")
+    stop_strings: list[str] = Field(
+        default_factory=lambda: ["[einde antwoord]"],
+        description="Generation stops when the answer text contains one of these (the prompt template's end "
+        "marker); the string itself is not returned. JSON list in the environment.",
+    )
+    casd_query_tokens: int = Field(
+        10,
+        ge=0,
+        description="CASD matches the last this-many accepted tokens plus the root against the context.",
+    )
+    casd_matches: int = Field(2, ge=1, description="CASD keeps this many matches, the longest first.")
+    casd_draft_tokens: int = Field(
+        10,
+        ge=1,
+        description="Tokens CASD drafts after each match (cut at a stop token and the sequence end).",
+    )
+    casd_tie_break: Literal["most_recent", "earliest"] = Field(
+        "most_recent",
+        description="Which of several equally long CASD matches wins: the most recent (what the answer is "
+        "copying right now) or the earliest in the context (what prompt lookup does).",
+    )
+    casd_shares_budget: bool = Field(
+        False,
+        description="In a merged tree (eagle2+casd), whether CASD's nodes count against tree_budget (True) or "
+        "come on top of it (False: at most casd_matches × casd_draft_tokens extra nodes, the paper's setup).",
+    )
+    eagle_total_tokens: int = Field(
+        60,
+        ge=1,
+        description="EAGLE-2 tree size in tokens, root included (the reference 60); tree_budget caps the "
+        "drafted nodes, so on a CPU the device's budget wins.",
+    )
+    eagle_depth: int = Field(
+        5,
+        ge=0,
+        description="EAGLE-2 expansion rounds: the tree reaches depth eagle_depth + 1 below the root.",
+    )
+    eagle_top_k: int = Field(
+        10,
+        ge=1,
+        description="EAGLE-2 beam width: frontier nodes kept per round and children drafted per node.",
+    )

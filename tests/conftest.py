@@ -1,0 +1,58 @@
+"""Fixtures shared by the whole suite: a fresh, migrated database on SQLite and on the real PostgreSQL."""
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+from api import schema
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def _admin_conninfo() -> str:
+    url = make_url(POSTGRES_URL)
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+@pytest.fixture
+def empty_postgres_url() -> Iterator[str]:
+    """A new, empty PostgreSQL database on the real server, dropped afterwards."""
+    name = f"vraagbaak_test_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(_admin_conninfo(), autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as error:
+        pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_URL}: {error} (start it: see README)")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+        finally:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def empty_sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'vraagbaak.db'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_database_url(request: pytest.FixtureRequest) -> str:
+    """The same test against the embedded default (SQLite) and production (PostgreSQL)."""
+    fixture = "empty_sqlite_url" if request.param == "sqlite" else "empty_postgres_url"
+    return str(request.getfixturevalue(fixture))
+
+
+@pytest.fixture
+def database_url(empty_database_url: str) -> str:
+    """A database with the full schema applied through the migrations (never `create_all`)."""
+    schema.migrate(empty_database_url)
+    return empty_database_url

@@ -1,0 +1,94 @@
+"""Settings: unset means the embedded default; `.env.example` holds every setting with a production value."""
+
+from pathlib import Path
+
+import pytest
+from dotenv import dotenv_values
+from pydantic import ValidationError
+from pydantic_settings import BaseSettings
+
+from api.settings import ApiSettings
+from ingest.settings import IngestSettings
+from speculative.settings import SpeculativeSettings
+
+ENV_EXAMPLE = Path(__file__).resolve().parents[2] / ".env.example"
+ALL_SETTINGS: list[type[BaseSettings]] = [ApiSettings, IngestSettings, SpeculativeSettings]
+
+
+@pytest.fixture
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No setting leaks in from the machine running the tests."""
+    for settings_class in ALL_SETTINGS:
+        for name in settings_class.model_fields:
+            monkeypatch.delenv(name.upper(), raising=False)
+
+
+def _example_values() -> dict[str, str]:
+    return {key: value for key, value in dotenv_values(ENV_EXAMPLE).items() if value is not None}
+
+
+@pytest.mark.usefixtures("clean_environment")
+def test_unset_settings_give_the_embedded_default() -> None:
+    api = ApiSettings(_env_file=None)  # type: ignore[call-arg]
+    ingest = IngestSettings(_env_file=None)  # type: ignore[call-arg]
+    worker = SpeculativeSettings(_env_file=None)  # type: ignore[call-arg]
+
+    assert api.database_url == ingest.database_url == "sqlite:///.data/vraagbaak.db"
+    assert ingest.weaviate_url is None
+    assert ingest.embedding_model == "intfloat/multilingual-e5-small"
+    assert worker.generator_model == "google/gemma-3-270m"
+    assert (worker.device, worker.dtype) == ("cpu", "float32")
+    assert api.hospital_name == "UZGent"
+
+
+@pytest.mark.parametrize("settings_class", ALL_SETTINGS)
+def test_every_setting_is_documented_in_env_example(settings_class: type[BaseSettings]) -> None:
+    documented = set(_example_values())
+
+    missing = {name.upper() for name in settings_class.model_fields} - documented
+
+    assert missing == set(), f"add {sorted(missing)} to .env.example with a comment on the embedded default"
+
+
+@pytest.mark.usefixtures("clean_environment")
+def test_env_example_values_parse_as_production(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in _example_values().items():
+        monkeypatch.setenv(key, value)
+
+    api = ApiSettings(_env_file=None)  # type: ignore[call-arg]
+    ingest = IngestSettings(_env_file=None)  # type: ignore[call-arg]
+    worker = SpeculativeSettings(_env_file=None)  # type: ignore[call-arg]
+
+    assert api.database_url.startswith("postgresql+psycopg://")
+    assert str(ingest.weaviate_url) == "http://weaviate:8080/"
+    assert ingest.embedding_model == "BAAI/bge-m3"
+    assert worker.generator_model == "meta-llama/Meta-Llama-3-8B-Instruct"
+    assert worker.eagle_head == "yuhuili/EAGLE-LLaMA3-Instruct-8B"
+    assert (worker.device, worker.dtype) == ("cuda", "bfloat16")
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "accepted"),
+    [
+        ("DEVICE", "gpu", "cpu, cuda, cuda:N, mps"),
+        ("DEVICE", "cuda:x", "cpu, cuda, cuda:N, mps"),
+        ("DTYPE", "fp8", "float32"),
+        ("DATABASE_URL", "mysql://root@localhost/x", "sqlite, postgresql+psycopg"),
+        ("DATABASE_URL", "not a url", "not a database URL"),
+        ("WEAVIATE_URL", "weaviate:8080", "URL"),
+        ("WORKER_PORT", "99999", "less than or equal to 65535"),
+    ],
+)
+@pytest.mark.usefixtures("clean_environment")
+def test_an_invalid_setting_is_refused_with_its_name_and_the_accepted_values(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, accepted: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    owners = [cls for cls in ALL_SETTINGS if variable.lower() in cls.model_fields]
+
+    for settings_class in owners:
+        with pytest.raises(ValidationError) as raised:
+            settings_class(_env_file=None)  # type: ignore[call-arg]
+        message = str(raised.value)
+        assert variable.lower() in message
+        assert accepted in message
