@@ -1,0 +1,5 @@
+"""`python -m ingest`: see `ingest.cli`."""
+
+from ingest.cli import main
+
+raise SystemExit(main())

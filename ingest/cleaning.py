@@ -1,0 +1,91 @@
+"""Clean the noise PDF extraction leaves in text, keeping the natural language.
+
+Per line: compatibility characters (ligatures, full-width forms) become plain letters (NFKC), invisible and
+control characters go, symbol-font bullets become "- ", stray backslashes go, runs of spaces collapse.
+Per page: words hyphenated at a line end are rejoined, lines broken inside a sentence are joined, blank
+lines collapse to one paragraph break. Both sides of a search (indexing and the query) normalise the same
+way through `normalise_characters`.
+"""
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+_BULLETS = "•◦▪▫■□●○►▸▹▶➢➤➔→✓✔❖◆◇♦·*"
+_PRIVATE_USE = r"\ue000-\uf8ff"
+_LEADING_BULLET = re.compile(rf"^\s*(?:[{re.escape(_BULLETS)}{_PRIVATE_USE}]|-(?=\s))\s*")
+_PRIVATE_USE_CHARACTER = re.compile(rf"[{_PRIVATE_USE}]")
+_STRAY_BACKSLASH = re.compile(r"(?<!\S)\\+|\\+(?!\S)")
+_SPACES = re.compile(r"[^\S\n]+")
+_HYPHENATED_END = re.compile(r"(?<=[^\W\d_])-$")
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
+_SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
+_TAIL = 16  # only the end of the text before a break matters; searching all of it would be quadratic
+_CONJUNCTIONS_AFTER_HYPHEN = frozenset({"en", "of", "tot", "t/m", "and", "or"})
+
+
+def normalise_characters(text: str) -> str:
+    """NFKC, and every invisible or control character removed or turned into a plain space."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(_plain_character(character) for character in text)
+
+
+def _plain_character(character: str) -> str:
+    if character in "\n\t":
+        return " " if character == "\t" else character
+    category = unicodedata.category(character)
+    if category in ("Cc", "Cf", "Cs", "Cn"):
+        return ""
+    if category in ("Zs", "Zl", "Zp"):
+        return " "
+    return character
+
+
+def clean_line(line: str) -> str:
+    """One extracted line as readable text: bullets normalised, private-use glyphs and stray `\\` removed."""
+    line = normalise_characters(line)
+    bullet = _LEADING_BULLET.match(line)
+    if bullet and line[bullet.end() :].strip():
+        line = "- " + line[bullet.end() :]
+    line = _PRIVATE_USE_CHARACTER.sub("", line)
+    line = _STRAY_BACKSLASH.sub(" ", line)
+    return _SPACES.sub(" ", line).strip()
+
+
+def join_lines(lines: Iterable[str]) -> str:
+    """Cleaned lines of one page as paragraphs: wrapped lines joined, one blank line between paragraphs."""
+    paragraphs: list[str] = []
+    current = ""
+    for line in lines:
+        if line:
+            current = join_two(current, line) if current else line
+        elif current:
+            paragraphs.append(current)
+            current = ""
+    if current:
+        paragraphs.append(current)
+    return "\n\n".join(paragraphs)
+
+
+def join_two(before: str, after: str) -> str:
+    """Two consecutive lines as one text: a rejoined word, a space inside a sentence, else a line break."""
+    if continues_word(before, after):
+        return before[:-1] + after
+    return before + (" " if is_soft_break(before, after) else "\n") + after
+
+
+def is_soft_break(before: str, after: str) -> bool:
+    """A line broken by wrapping: no sentence end before it, a lowercase word after it, not a list item."""
+    if _SENTENCE_END.search(before[-_TAIL:]) or after.startswith("- "):
+        return False
+    first = after[:1]
+    return first.isalpha() and first.islower()
+
+
+def continues_word(before: str, after: str) -> bool:
+    """`behan-` + `deling` is one word; `hart-` + `en vaatziekten` and `COVID-` + `19` are not rejoined."""
+    if not _HYPHENATED_END.search(before[-_TAIL:]):
+        return False
+    word = _FIRST_WORD.match(after)
+    first_word = word.group(0) if word else ""
+    return bool(first_word) and first_word[0].islower() and first_word not in _CONJUNCTIONS_AFTER_HYPHEN

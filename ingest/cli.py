@@ -1,0 +1,184 @@
+"""`python -m ingest run|status|list|delete`: the admin's command line over the job library.
+
+`run` first finishes jobs a killed process left behind, then ingests the given files and folders with a
+progress bar over files and one over the current file's chunks, and ends with a summary that lists every
+failed file with its reason; the exit status is 1 when any file failed.
+"""
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Never
+
+from tqdm import tqdm
+
+from ingest import jobs, schema
+from ingest.documents import consistency, delete_document, find_document, list_documents
+from ingest.embedding import Embedder
+from ingest.models import FileStatus
+from ingest.runner import Ingestion
+from ingest.search.backends import open_search_index
+from ingest.settings import IngestSettings
+
+FAILED_EXIT = 1
+
+
+class ProgressBars:
+    """One bar over the job's files, one over the current file's chunks (embedding is the slow part)."""
+
+    def __init__(self) -> None:
+        self._files: tqdm[Never] | None = None
+        self._chunks: tqdm[Never] | None = None
+
+    def file_started(self, path: str, position: int, total: int) -> None:
+        if self._files is None or self._files.total != total:
+            self._close()
+            self._files = tqdm(total=total, unit="file", desc="files", position=0, dynamic_ncols=True)
+            self._chunks = tqdm(
+                total=0, unit="chunk", desc="chunks", position=1, leave=False, dynamic_ncols=True
+            )
+        self._files.set_postfix_str(Path(path).name[-40:])
+
+    def chunks_planned(self, count: int) -> None:
+        if self._chunks is not None:
+            self._chunks.reset(total=count)
+
+    def chunks_embedded(self, count: int) -> None:
+        if self._chunks is not None:
+            self._chunks.update(count)
+
+    def file_finished(self, path: str, status: FileStatus, message: str | None) -> None:
+        if self._files is not None:
+            self._files.update(1)
+            if self._files.n == self._files.total:
+                self._close()
+
+    def _close(self) -> None:
+        for bar in (self._chunks, self._files):
+            if bar is not None:
+                bar.close()
+        self._files = self._chunks = None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    settings = IngestSettings()
+    schema.migrate(settings.database_url)
+    command: int = arguments.handler(settings, arguments)
+    return command
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m ingest", description="Ingest PDFs into Vraagbaak's search index."
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    run = commands.add_parser("run", help="ingest files and folders (and finish interrupted jobs)")
+    run.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="PDF files or folders (searched recursively)"
+    )
+    run.set_defaults(handler=_run)
+    status = commands.add_parser("status", help="recent jobs, or one job's files")
+    status.add_argument("job", nargs="?", type=int, metavar="JOB")
+    status.set_defaults(handler=_status)
+    listing = commands.add_parser("list", help="the ingested documents")
+    listing.set_defaults(handler=_list)
+    delete = commands.add_parser("delete", help="remove a document from search")
+    delete.add_argument(
+        "document", metavar="DOC", help="document id, id prefix (8+ characters) or source path"
+    )
+    delete.set_defaults(handler=_delete)
+    return parser
+
+
+def _run(settings: IngestSettings, arguments: argparse.Namespace) -> int:
+    index = open_search_index(settings)
+    try:
+        ingestion = Ingestion(settings, index, lambda: _embedder(settings), ProgressBars())
+        summaries = ingestion.resume_interrupted()
+        for summary in summaries:
+            print(f"resumed interrupted job {summary.id}")
+        if arguments.paths:
+            summaries.append(ingestion.ingest(arguments.paths))
+    finally:
+        index.close()
+    for summary in summaries:
+        _print_summary(summary)
+    return FAILED_EXIT if any(summary.failed for summary in summaries) else 0
+
+
+def _embedder(settings: IngestSettings) -> Embedder:
+    return Embedder(
+        settings.embedding_model,
+        settings.model_cache,
+        settings.device,
+        settings.dtype,
+        settings.embedding_batch_size,
+    )
+
+
+def _print_summary(summary: jobs.JobSummary) -> None:
+    counts = ", ".join(f"{summary.counts.get(status, 0)} {status.value}" for status in _REPORTED)
+    print(f"job {summary.id}: {summary.total} files: {counts}")
+    for file in summary.failed:
+        print(f"  FAILED {file.path}: {file.message}")
+
+
+_REPORTED = (FileStatus.indexed, FileStatus.skipped, FileStatus.failed)
+
+
+def _status(settings: IngestSettings, arguments: argparse.Namespace) -> int:
+    if arguments.job is None:
+        for summary in jobs.recent_jobs(settings.database_url):
+            when = summary.created_at.strftime("%Y-%m-%d %H:%M")
+            print(f"job {summary.id:>4}  {summary.status.value:<8} {when}  {summary.progress:6.1%}  ", end="")
+            print(", ".join(f"{count} {status.value}" for status, count in sorted(summary.counts.items())))
+        return 0
+    try:
+        summary = jobs.job_summary(settings.database_url, arguments.job)
+    except LookupError as error:
+        print(error, file=sys.stderr)
+        return 2
+    print(
+        f"job {summary.id}: {summary.status.value}, {summary.progress:.1%} done, paths: {', '.join(summary.requested)}"
+    )
+    for file in summary.files:
+        chunks = f" {file.chunks_done}/{file.chunks_total} chunks" if file.chunks_total else ""
+        print(f"  {file.status.value:<9} {file.path}{chunks}{': ' + file.message if file.message else ''}")
+    return 0
+
+
+def _list(settings: IngestSettings, _: argparse.Namespace) -> int:
+    index = open_search_index(settings)
+    try:
+        documents = list_documents(settings.database_url)
+        differences = consistency(settings.database_url, index)
+    finally:
+        index.close()
+    for document in documents:
+        tags = ", ".join([*document.audiences, *document.departments])
+        missing = "  NOT SEARCHABLE (re-ingest)" if document.id in differences.missing_from_index else ""
+        print(f"{document.id[:12]}  {document.page_count:>4}p {document.chunk_count:>5}c  {document.title}")
+        print(f"{'':14}{document.source_path}{'  [' + tags + ']' if tags else ''}{missing}")
+    print(f"{len(documents)} documents")
+    if differences.unrecorded:
+        print(f"warning: {len(differences.unrecorded)} documents are in the index but not in the database")
+    return 0
+
+
+def _delete(settings: IngestSettings, arguments: argparse.Namespace) -> int:
+    try:
+        document = find_document(settings.database_url, arguments.document)
+    except LookupError as error:
+        print(error, file=sys.stderr)
+        return 2
+    index = open_search_index(settings)
+    try:
+        delete_document(settings.database_url, index, document.id)
+    finally:
+        index.close()
+    print(f"deleted {document.id[:12]} {document.title} ({document.source_path})")
+    return 0

@@ -1,0 +1,131 @@
+"""A document's cleaned text with a map from character offsets back to pages.
+
+Pages are cleaned one by one as they stream in; running headers and footers (lines repeated at the top or
+bottom of many pages, page numbers) can only be recognised across pages, so they are removed once all
+pages are in. The pages are then joined: a sentence or a hyphenated word that runs over a page break is
+joined as it would be within a page, else pages are separate paragraphs. `page_starts[i]` is the offset in
+`text` where page i + 1 begins, so any chunk's page range follows from its offsets.
+"""
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines
+from ingest.reading_order import in_reading_order
+
+EDGE_LINES = 2
+MIN_REPEATS = 3
+MIN_SHARE_OF_PAGES = 0.5
+PAGE_NUMBER_SLACK = 2
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(r"^[-–\s]*(?:(?:pagina|page|blz\.?|p\.)\s*)?#(?:\s*(?:van|of|/)\s*#)?[-–\s]*$")
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    """Cleaned text of a whole document; `page_starts` has one offset per page (1-based pages)."""
+
+    text: str
+    page_starts: tuple[int, ...]
+
+    @property
+    def page_count(self) -> int:
+        return len(self.page_starts)
+
+    def page_at(self, offset: int) -> int:
+        """The 1-based page that holds the character at `offset` (empty pages hold nothing)."""
+        if not self.page_starts:
+            raise ValueError("a document without pages has no page numbers")
+        return max(1, bisect_right(self.page_starts, offset))
+
+    def page_range(self, start: int, end: int) -> tuple[int, int]:
+        """First and last page of the characters `text[start:end]`."""
+        return self.page_at(start), self.page_at(max(start, end - 1))
+
+    def page_text(self, page: int) -> str:
+        """The cleaned text that came from one page (used to find a chunk again on its page)."""
+        start = self.page_starts[page - 1]
+        end = self.page_starts[page] if page < self.page_count else len(self.text)
+        return self.text[start:end]
+
+
+def clean_page_lines(raw_page: str) -> list[str]:
+    """One page's extracted text as cleaned lines, in reading order, blank lines kept as paragraph marks."""
+    return [clean_line(line) for line in in_reading_order(raw_page.split("\n"))]
+
+
+def assemble(pages: Iterable[list[str]]) -> DocumentText:
+    """Cleaned lines per page → one text with page offsets, without running headers, footers, page numbers."""
+    all_pages = list(pages)
+    repeated = _running_lines(all_pages)
+    text = ""
+    starts: list[int] = []
+    for number, lines in enumerate(all_pages, start=1):
+        page = join_lines(_without_running_lines(lines, repeated, number, len(all_pages)))
+        text, start = _append_page(text, page)
+        starts.append(start)
+    return DocumentText(text=text, page_starts=tuple(starts))
+
+
+def single_page(text: str) -> DocumentText:
+    """A text that never was a PDF (evaluation corpora) as a one-page document, cleaned the same way."""
+    return assemble([[clean_line(line) for line in text.split("\n")]])
+
+
+def _append_page(text: str, page: str) -> tuple[str, int]:
+    """Join a page onto the text so far; return the new text and where the page starts in it."""
+    if not page:
+        return text, len(text)
+    if not text:
+        return page, 0
+    if continues_word(text, page):
+        return text[:-1] + page, len(text) - 1
+    separator = " " if is_soft_break(text, page) else "\n\n"
+    return text + separator + page, len(text) + len(separator)
+
+
+def _edge_keys(lines: Sequence[str], page: int, pages: int) -> set[str]:
+    """Keys of the first and last few non-blank lines of a page."""
+    filled = [line for line in lines if line]
+    return {key for line in filled[:EDGE_LINES] + filled[-EDGE_LINES:] for key in _keys(line, page, pages)}
+
+
+def _keys(line: str, page: int, pages: int) -> tuple[str, str]:
+    """The line as it is, and with its page number (or a neighbour, for offset numbering) and the page count
+    as `#`: a running line repeats in one of the two forms."""
+    page_numbers = {str(number) for number in range(page - PAGE_NUMBER_SLACK, page + PAGE_NUMBER_SLACK + 1)}
+    page_numbers.add(str(pages))
+
+    def placeholder(match: re.Match[str]) -> str:
+        return "#" if match.group(0).lstrip("0") in page_numbers else match.group(0)
+
+    literal = line.lower()
+    return literal, _DIGITS.sub(placeholder, literal)
+
+
+def _running_lines(pages: Sequence[Sequence[str]]) -> set[str]:
+    """Keys of lines found near the top or bottom of at least half the pages (and at least 3 of them)."""
+    counts: Counter[str] = Counter()
+    for number, lines in enumerate(pages, start=1):
+        counts.update(_edge_keys(lines, number, len(pages)))
+    needed = max(MIN_REPEATS, MIN_SHARE_OF_PAGES * len(pages))
+    return {key for key, count in counts.items() if count >= needed}
+
+
+def _without_running_lines(lines: Sequence[str], repeated: set[str], page: int, pages: int) -> list[str]:
+    """The page's lines without running headers/footers and bare page numbers at its top or bottom."""
+    filled = [index for index, line in enumerate(lines) if line]
+    edges = set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+    return [
+        line
+        for index, line in enumerate(lines)
+        if index not in edges or not _is_running(_keys(line, page, pages), repeated)
+    ]
+
+
+def _is_running(keys: tuple[str, str], repeated: set[str]) -> bool:
+    literal, numbered = keys
+    return literal in repeated or numbered in repeated or _PAGE_NUMBER.match(numbered) is not None

@@ -1,0 +1,142 @@
+"""The documents table next to the search index: record, list, find, delete, reconcile.
+
+The index is what is searchable; the table is what admins see and where the API finds a document's file.
+Writes go index first, table second, so a crash in between leaves a document searchable but unrecorded (the
+resumed job records it) rather than recorded but unsearchable. Deleting goes the same way: a crash leaves a
+row without chunks, and deleting again finishes the job.
+"""
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import delete, select
+
+from ingest.database import session_scope
+from ingest.models import FINAL_FILE_STATUSES, Document, JobFile
+from ingest.pipeline import ParsedDocument
+from ingest.search.types import SearchIndex
+
+MIN_PREFIX = 8
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    id: str
+    title: str
+    source_path: str
+    page_count: int
+    chunk_count: int
+    audiences: tuple[str, ...]
+    departments: tuple[str, ...]
+    ingested_at: datetime
+    job_id: int | None
+
+
+def _info(row: Document) -> DocumentInfo:
+    return DocumentInfo(
+        row.id,
+        row.title,
+        row.source_path,
+        row.page_count,
+        row.chunk_count,
+        tuple(row.audiences),
+        tuple(row.departments),
+        row.ingested_at,
+        row.job_id,
+    )
+
+
+def record_document(
+    database_url: str,
+    parsed: ParsedDocument,
+    chunk_count: int,
+    audiences: tuple[str, ...],
+    departments: tuple[str, ...],
+    replaces: Collection[str],
+    job_id: int | None,
+) -> None:
+    """One transaction: the replaced rows go, the document's row is written (or refreshed)."""
+    with session_scope(database_url) as session:
+        if replaces:
+            session.execute(delete(Document).where(Document.id.in_(list(replaces))))
+        row = session.get(Document, parsed.sha256) or Document(id=parsed.sha256)
+        row.source_path = str(parsed.path)
+        row.file_name = parsed.path.name[:255]
+        row.title = parsed.title
+        row.page_count = parsed.text.page_count
+        row.chunk_count = chunk_count
+        row.size_bytes = parsed.size_bytes
+        row.audiences = list(audiences)
+        row.departments = list(departments)
+        row.job_id = job_id
+        session.add(row)
+
+
+def document_by_id(database_url: str, document_id: str) -> DocumentInfo | None:
+    with session_scope(database_url) as session:
+        row = session.get(Document, document_id)
+        return _info(row) if row else None
+
+
+def document_at(database_url: str, source_path: Path) -> DocumentInfo | None:
+    with session_scope(database_url) as session:
+        row = session.scalars(select(Document).where(Document.source_path == str(source_path))).first()
+        return _info(row) if row else None
+
+
+def list_documents(database_url: str) -> list[DocumentInfo]:
+    with session_scope(database_url) as session:
+        return [_info(row) for row in session.scalars(select(Document).order_by(Document.title, Document.id))]
+
+
+def find_document(database_url: str, reference: str) -> DocumentInfo:
+    """A document by id, unambiguous id prefix (at least 8 characters) or source path."""
+    with session_scope(database_url) as session:
+        rows = session.scalars(
+            select(Document).where(
+                (Document.id == reference)
+                | (Document.source_path == reference)
+                | (Document.source_path == str(Path(reference).absolute()))
+            )
+        ).all()
+        if not rows and len(reference) >= MIN_PREFIX:
+            rows = session.scalars(select(Document).where(Document.id.startswith(reference.lower()))).all()
+        if len(rows) > 1:
+            raise LookupError(f"{reference!r} matches {len(rows)} documents; give more of the id")
+        if not rows:
+            raise LookupError(f"no document with id or path {reference!r} (see `python -m ingest list`)")
+        return _info(rows[0])
+
+
+def delete_document(database_url: str, index: SearchIndex, document_id: str) -> None:
+    """Out of the index first (it stops being searchable), then out of the table."""
+    index.delete_documents([document_id])
+    with session_scope(database_url) as session:
+        session.execute(delete(Document).where(Document.id == document_id))
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Differences between the table and the index; repaired by re-ingesting, never deleted automatically
+    (a wrong DATABASE_URL or INDEX_DIR would otherwise wipe the other side)."""
+
+    missing_from_index: tuple[str, ...]
+    unrecorded: tuple[str, ...]
+
+
+def consistency(database_url: str, index: SearchIndex) -> Consistency:
+    """Rows whose document is not searchable, and searchable documents that no row or unfinished job claims."""
+    searchable = index.document_ids()
+    with session_scope(database_url) as session:
+        recorded = set(session.scalars(select(Document.id)))
+        pending = set(
+            session.scalars(
+                select(JobFile.document_id).where(
+                    JobFile.document_id.is_not(None),
+                    JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES]),
+                )
+            )
+        )
+    return Consistency(tuple(sorted(recorded - searchable)), tuple(sorted(searchable - recorded - pending)))

@@ -1,0 +1,230 @@
+"""Ingestion jobs in the database: creating them, claiming them, recording per-file status, summarising.
+
+A job lists its files up front (folders expanded), each `queued`. The process working on a job records itself
+as owner and refreshes a heartbeat; a job still `running` whose owner has died (same host, pid gone) or whose
+heartbeat is stale is interrupted, and the next run resumes it: files already indexed, skipped or failed stay
+as they are, the others are processed again (which is safe: see `runner.py`).
+"""
+
+import os
+import socket
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import select, update
+
+from ingest.database import session_scope
+from ingest.models import FINAL_FILE_STATUSES, FileStatus, Job, JobFile, JobStatus
+
+STALE_HEARTBEAT = timedelta(minutes=10)
+PDF_SUFFIX = ".pdf"
+
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    status: FileStatus
+    message: str | None
+    document_id: str | None
+    chunks_total: int
+    chunks_done: int
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    id: int
+    status: JobStatus
+    requested: tuple[str, ...]
+    created_at: datetime
+    finished_at: datetime | None
+    counts: dict[FileStatus, int]
+    files: tuple[FileState, ...]
+
+    @property
+    def total(self) -> int:
+        return len(self.files)
+
+    @property
+    def done(self) -> int:
+        return sum(self.counts.get(status, 0) for status in FINAL_FILE_STATUSES)
+
+    @property
+    def progress(self) -> float:
+        """Share of files finished, counting the chunks embedded so far of the file in progress."""
+        if not self.files:
+            return 1.0
+        partial = sum(
+            file.chunks_done / file.chunks_total
+            for file in self.files
+            if file.status not in FINAL_FILE_STATUSES and file.chunks_total
+        )
+        return (self.done + partial) / self.total
+
+    @property
+    def failed(self) -> tuple[FileState, ...]:
+        return tuple(file for file in self.files if file.status == FileStatus.failed)
+
+
+def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], dict[Path, Path]]:
+    """Files to ingest (folders searched recursively for PDFs, sorted) and, per file, the folder it was found in.
+
+    Explicitly named files are kept whatever they are, so a missing or mistyped file fails visibly instead
+    of disappearing. A path that appears twice is listed once.
+    """
+    files: dict[Path, None] = {}
+    roots: dict[Path, Path] = {}
+    for path in paths:
+        absolute = Path(os.path.abspath(path))
+        if absolute.is_dir():
+            for found in sorted(_pdfs_below(absolute)):
+                files.setdefault(found)
+                roots.setdefault(found, absolute)
+        else:
+            files.setdefault(absolute)
+    return list(files), roots
+
+
+def _pdfs_below(folder: Path) -> Iterable[Path]:
+    """PDF entries below a folder, dangling links and other non-regular entries included (they fail clearly)."""
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            if name.lower().endswith(PDF_SUFFIX):
+                yield Path(directory) / name
+
+
+def create_job(database_url: str, paths: Sequence[Path]) -> int:
+    """Register a job over these files and folders, every file queued; returns the job id."""
+    files, _ = expand_paths(paths)
+    with session_scope(database_url) as session:
+        job = Job(status=JobStatus.running, paths=[os.path.abspath(path) for path in paths])
+        job.files = [
+            JobFile(
+                position=position, path=str(path), status=FileStatus.queued, chunks_total=0, chunks_done=0
+            )
+            for position, path in enumerate(files)
+        ]
+        session.add(job)
+        session.flush()
+        return job.id
+
+
+def owner_tag() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def claim(database_url: str, job_id: int) -> None:
+    """Record this process as the job's owner (taking over an interrupted job)."""
+    with session_scope(database_url) as session:
+        session.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(owner=owner_tag(), heartbeat_at=datetime.now(UTC), status=JobStatus.running)
+        )
+
+
+def interrupted_jobs(database_url: str) -> list[int]:
+    """Jobs left `running` by a process that is gone, oldest first."""
+    with session_scope(database_url) as session:
+        jobs = session.scalars(select(Job).where(Job.status == JobStatus.running).order_by(Job.id)).all()
+        return [job.id for job in jobs if _abandoned(job)]
+
+
+def _abandoned(job: Job) -> bool:
+    if job.owner is None or job.heartbeat_at is None:
+        return True
+    host, _, pid = job.owner.rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        return not _process_alive(int(pid))
+    return datetime.now(UTC) - _aware(job.heartbeat_at) > STALE_HEARTBEAT
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite returns naive datetimes even for timezone-aware columns; they were stored in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def pending_files(database_url: str, job_id: int) -> list[tuple[int, str]]:
+    """(file id, path) of the job's files not yet finished, in job order."""
+    with session_scope(database_url) as session:
+        rows = session.execute(
+            select(JobFile.id, JobFile.path)
+            .where(JobFile.job_id == job_id, JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES]))
+            .order_by(JobFile.position)
+        ).all()
+        return [(row.id, row.path) for row in rows]
+
+
+def set_file_status(
+    database_url: str,
+    file_id: int,
+    status: FileStatus,
+    message: str | None = None,
+    *,
+    document_id: str | None = None,
+    chunks_total: int | None = None,
+    chunks_done: int | None = None,
+) -> None:
+    """Record a file's new status (and refresh the job's heartbeat in the same transaction)."""
+    values: dict[str, object] = {"status": status, "message": message, "updated_at": datetime.now(UTC)}
+    if document_id is not None:
+        values["document_id"] = document_id
+    if chunks_total is not None:
+        values["chunks_total"] = chunks_total
+    if chunks_done is not None:
+        values["chunks_done"] = chunks_done
+    with session_scope(database_url) as session:
+        job_id = session.execute(
+            update(JobFile).where(JobFile.id == file_id).values(**values).returning(JobFile.job_id)
+        ).scalar_one()
+        session.execute(update(Job).where(Job.id == job_id).values(heartbeat_at=datetime.now(UTC)))
+
+
+def finish(database_url: str, job_id: int) -> None:
+    with session_scope(database_url) as session:
+        session.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(status=JobStatus.finished, finished_at=datetime.now(UTC), heartbeat_at=datetime.now(UTC))
+        )
+
+
+def job_summary(database_url: str, job_id: int) -> JobSummary:
+    """The job's status, counts per file status and every file's state."""
+    with session_scope(database_url) as session:
+        job = session.get(Job, job_id)
+        if job is None:
+            raise LookupError(f"job {job_id} does not exist")
+        files = tuple(
+            FileState(f.path, FileStatus(f.status), f.message, f.document_id, f.chunks_total, f.chunks_done)
+            for f in job.files
+        )
+        return JobSummary(
+            id=job.id,
+            status=JobStatus(job.status),
+            requested=tuple(job.paths),
+            created_at=_aware(job.created_at),
+            finished_at=_aware(job.finished_at) if job.finished_at else None,
+            counts=dict(Counter(file.status for file in files)),
+            files=files,
+        )
+
+
+def recent_jobs(database_url: str, limit: int = 20) -> list[JobSummary]:
+    with session_scope(database_url) as session:
+        ids = session.scalars(select(Job.id).order_by(Job.id.desc()).limit(limit)).all()
+    return [job_summary(database_url, job_id) for job_id in ids]

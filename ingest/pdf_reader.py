@@ -1,0 +1,146 @@
+"""Open a PDF defensively and stream its pages' raw text, one page at a time.
+
+Every way a file can be unusable becomes an `UnusableFile` with a message for the admin (in Dutch, like the
+rest of the admin screens), raised before any of it reaches the index. Text comes from pypdf's layout mode:
+it places text by position, which repairs the reading order of browser-printed pages where link texts are
+drawn after the line they belong to (plain mode moves them to the line's end).
+"""
+
+import hashlib
+import logging
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO, Self
+
+from pypdf import PageObject, PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
+
+from ingest.hidden_text import remove_hidden_text
+
+log = logging.getLogger(__name__)
+
+_HASH_BLOCK = 1 << 20
+_HEADER_WINDOW = 1024
+_TRAILER_WINDOW = 2048
+_PAGE_ERRORS = (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, ZeroDivisionError)
+
+
+class UnusableFile(Exception):
+    """A file that cannot be ingested; `str()` is the message shown per file."""
+
+
+@dataclass(frozen=True)
+class PdfFile:
+    """An opened, validated PDF: its content hash identifies the document."""
+
+    path: Path
+    sha256: str
+    size_bytes: int
+    reader: PdfReader
+    handle: BinaryIO
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.handle.close()
+
+    @property
+    def page_count(self) -> int:
+        return len(self.reader.pages)
+
+    @property
+    def metadata_title(self) -> str | None:
+        try:
+            metadata = self.reader.metadata
+        except PyPdfError:
+            return None
+        return metadata.title if metadata is not None else None
+
+
+def open_pdf(path: Path, max_bytes: int) -> PdfFile:
+    """Validate cheap things first (exists, regular, size, header, trailer), then let pypdf parse."""
+    handle = _open_regular_file(path)
+    size = os.fstat(handle.fileno()).st_size
+    if size == 0:
+        handle.close()
+        raise UnusableFile("leeg bestand (0 bytes)")
+    if size > max_bytes:
+        handle.close()
+        raise UnusableFile(f"te groot: {size / 1e6:.0f} MB (maximum {max_bytes / 1e6:.0f} MB)")
+    try:
+        _check_pdf_envelope(handle, size)
+        sha256 = _sha256(handle)
+        reader = _parse(handle)
+    except BaseException:
+        handle.close()
+        raise
+    return PdfFile(path=path, sha256=sha256, size_bytes=size, reader=reader, handle=handle)
+
+
+def _open_regular_file(path: Path) -> BinaryIO:
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise UnusableFile(f"onleesbaar bestand: {error.strerror or error}") from error
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        handle.close()
+        raise UnusableFile("onleesbaar bestand: geen gewoon bestand (map, apparaat of pipe)")
+    return handle
+
+
+def _check_pdf_envelope(handle: BinaryIO, size: int) -> None:
+    """A PDF starts with `%PDF-` and ends with `%%EOF`; a truncated copy loses the latter."""
+    head = handle.read(_HEADER_WINDOW)
+    if b"%PDF-" not in head:
+        raise UnusableFile("geen PDF-bestand (de inhoud begint niet met %PDF-), al eindigt de naam op .pdf")
+    handle.seek(max(0, size - _TRAILER_WINDOW))
+    if b"%%EOF" not in handle.read():
+        raise UnusableFile("beschadigd of afgekapt PDF-bestand: het einde (%%EOF) ontbreekt")
+    handle.seek(0)
+
+
+def _sha256(handle: BinaryIO) -> str:
+    digest = hashlib.sha256()
+    while block := handle.read(_HASH_BLOCK):
+        digest.update(block)
+    handle.seek(0)
+    return digest.hexdigest()
+
+
+def _parse(handle: BinaryIO) -> PdfReader:
+    try:
+        reader = PdfReader(handle, strict=False)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise UnusableFile("versleuteld PDF-bestand: een wachtwoord is nodig om het te openen")
+        _ = len(reader.pages)
+    except (FileNotDecryptedError, DependencyError) as error:
+        raise UnusableFile(f"versleuteld PDF-bestand dat niet te openen is: {error}") from error
+    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise UnusableFile(f"beschadigd PDF-bestand: {error}") from error
+    return reader
+
+
+def page_texts(pdf: PdfFile) -> Iterator[str]:
+    """Each page's text in layout mode, invisible text removed; pages are read one by one, never all at once."""
+    for number, page in enumerate(pdf.reader.pages, start=1):
+        try:
+            remove_hidden_text(page)
+            yield _layout_text(page, number)
+        except _PAGE_ERRORS as error:
+            raise UnusableFile(f"beschadigde pagina {number}: {error}") from error
+
+
+def _layout_text(page: PageObject, number: int) -> str:
+    """Layout mode is marked experimental in pypdf: a page it cannot handle falls back to plain mode."""
+    try:
+        return page.extract_text(extraction_mode="layout")
+    except _PAGE_ERRORS as error:
+        log.warning("page %d: layout extraction failed (%s); using plain extraction", number, error)
+        return page.extract_text()

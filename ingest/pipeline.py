@@ -1,0 +1,69 @@
+"""From an opened PDF to the chunk records the index stores: parse, clean, title, chunk, prefix.
+
+No database and no model here: this is the part of ingestion that is a pure function of the file, reused by
+the job runner, the benchmark and evaluation corpora.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ingest.chunking import indexed_text, split_into_chunks
+from ingest.document_text import DocumentText, assemble, clean_page_lines
+from ingest.metadata import DocumentTags
+from ingest.pdf_reader import PdfFile, UnusableFile, page_texts
+from ingest.search.types import ChunkRecord
+from ingest.title import document_title
+
+MIN_LETTERS = 20
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """A PDF's cleaned text with its page map, and what it is called."""
+
+    sha256: str
+    size_bytes: int
+    path: Path
+    title: str
+    text: DocumentText
+    pages_without_text: int
+
+
+def parse_pdf(pdf: PdfFile) -> ParsedDocument:
+    """Stream the pages, clean them and name the document; a PDF with (almost) no text is refused."""
+    pages = []
+    empty = 0
+    for raw in page_texts(pdf):
+        lines = clean_page_lines(raw)
+        empty += not any(lines)
+        pages.append(lines)
+    text = assemble(pages)
+    if sum(character.isalpha() for character in text.text) < MIN_LETTERS:
+        raise UnusableFile(
+            f"geen tekstlaag: {pdf.page_count} pagina's zonder leesbare tekst (gescand document? OCR is nodig)"
+        )
+    title = document_title(pdf.metadata_title, text.text, pdf.path)
+    return ParsedDocument(pdf.sha256, pdf.size_bytes, pdf.path, title, text, empty)
+
+
+def chunk_records(
+    document: ParsedDocument, tags: DocumentTags, chunk_size: int, chunk_overlap: int
+) -> list[ChunkRecord]:
+    """The document's chunks as stored and searched: `Titel: {title}\\nTekst: {chunk}` plus where they are."""
+    return [
+        ChunkRecord(
+            document_id=document.sha256,
+            chunk_index=chunk.index,
+            text=indexed_text(document.title, chunk.text),
+            chunk=chunk.text,
+            title=document.title,
+            source_path=str(document.path),
+            page_start=chunk.page_start,
+            page_end=chunk.page_end,
+            char_start=chunk.start,
+            char_end=chunk.end,
+            audiences=tags.audiences,
+            departments=tags.departments,
+        )
+        for chunk in split_into_chunks(document.text, chunk_size, chunk_overlap)
+    ]

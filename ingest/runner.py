@@ -1,0 +1,276 @@
+"""Run an ingestion job: each file parsed, chunked, embedded and indexed, its status recorded as it goes.
+
+Every step is safe to repeat, which is what makes a killed job resumable without duplicates or losses:
+- a document is identified by its content hash and its chunks by deterministic ids, so indexing a file again
+  replaces its chunks instead of adding copies;
+- the new version of a changed file and the removal of the old one are one atomic index write;
+- the index is written before the documents table: a crash in between leaves the document searchable and the
+  resumed job, finding exactly these chunks already there, only records it (no second embedding);
+- a file this very job indexed and recorded just before the kill (its status not yet written) counts as indexed;
+- a file moved to another path (same content, old path gone) is indexed again under its new path.
+One bad file never stops the job: it is marked failed with its reason and the next file goes on.
+"""
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, partial
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ingest import jobs
+from ingest.documents import document_at, document_by_id, record_document
+from ingest.embedding import Embedder
+from ingest.metadata import DocumentTags, document_tags
+from ingest.models import FileStatus
+from ingest.pdf_reader import UnusableFile, open_pdf
+from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
+from ingest.search.types import ChunkRecord, SearchIndex
+from ingest.settings import IngestSettings
+
+log = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL_SECONDS = 1.0
+GROUP_BATCHES = 4
+T = TypeVar("T")
+
+
+class Progress(Protocol):
+    """What a front-end (the CLI's progress bars, an API endpoint) hears while a job runs."""
+
+    def file_started(self, path: str, position: int, total: int) -> None: ...
+
+    def chunks_planned(self, count: int) -> None: ...
+
+    def chunks_embedded(self, count: int) -> None: ...
+
+    def file_finished(self, path: str, status: FileStatus, message: str | None) -> None: ...
+
+
+class Silent:
+    """Progress that nobody watches."""
+
+    def file_started(self, path: str, position: int, total: int) -> None:
+        pass
+
+    def chunks_planned(self, count: int) -> None:
+        pass
+
+    def chunks_embedded(self, count: int) -> None:
+        pass
+
+    def file_finished(self, path: str, status: FileStatus, message: str | None) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: FileStatus
+    message: str | None = None
+    document_id: str | None = None
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A parsed and chunked file waiting for its vectors."""
+
+    file_id: int
+    path: str
+    parsed: ParsedDocument
+    tags: DocumentTags
+    records: list[ChunkRecord]
+    replaces: list[str]
+
+
+class Ingestion:
+    """Jobs over one index and one database; the embedder is loaded only when a file needs embedding.
+
+    Files are parsed one by one and their chunks embedded together, a group of several small files per
+    embedder call (batches of similar length across files waste less padding and fewer kernel set-ups than
+    many small per-file calls); each file is still committed on its own.
+    """
+
+    def __init__(
+        self,
+        settings: IngestSettings,
+        index: SearchIndex,
+        embedder_factory: Callable[[], Embedder],
+        progress: Progress | None = None,
+    ) -> None:
+        self.settings = settings
+        self.index = index
+        self._embedder_factory = embedder_factory
+        self.progress: Progress = progress or Silent()
+        self._group_chunks = GROUP_BATCHES * settings.embedding_batch_size
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return self._embedder_factory()
+
+    def ingest(self, paths: Sequence[Path]) -> jobs.JobSummary:
+        """Create a job over these files and folders and run it to the end."""
+        return self.run(jobs.create_job(self.settings.database_url, paths))
+
+    def resume_interrupted(self) -> list[jobs.JobSummary]:
+        """Finish every job a killed process left behind, oldest first."""
+        return [self.run(job_id) for job_id in jobs.interrupted_jobs(self.settings.database_url)]
+
+    def run(self, job_id: int) -> jobs.JobSummary:
+        url = self.settings.database_url
+        jobs.claim(url, job_id)
+        requested = [Path(path) for path in jobs.job_summary(url, job_id).requested]
+        pending = jobs.pending_files(url, job_id)
+        group: list[_Prepared] = []
+        for position, (file_id, path) in enumerate(pending):
+            self.progress.file_started(path, position, len(pending))
+            prepared = self._guarded(
+                file_id, path, partial(self._prepare, job_id, file_id, Path(path), requested)
+            )
+            if isinstance(prepared, _Prepared):
+                self._enqueue(group, prepared)
+            if sum(len(waiting.records) for waiting in group) >= self._group_chunks:
+                self._index_group(job_id, group)
+                group = []
+        self._index_group(job_id, group)
+        jobs.finish(url, job_id)
+        return jobs.job_summary(url, job_id)
+
+    def _enqueue(self, group: list[_Prepared], prepared: _Prepared) -> None:
+        """Add a file to the group waiting for vectors, unless the group already holds the same content."""
+        twin = next((waiting for waiting in group if waiting.parsed.sha256 == prepared.parsed.sha256), None)
+        if twin is None:
+            group.append(prepared)
+            return
+        outcome = Outcome(FileStatus.skipped, f"zelfde inhoud als {twin.path}", twin.parsed.sha256)
+        self._finish(prepared.file_id, prepared.path, outcome)
+
+    def _guarded(self, file_id: int, path: str, step: Callable[[], T]) -> T | Outcome:
+        """Run one step of one file; a failure becomes that file's outcome and the job goes on."""
+        result: T | Outcome
+        try:
+            result = step()
+        except UnusableFile as error:
+            result = Outcome(FileStatus.failed, str(error))
+        except Exception as error:  # one broken file must not stop the job; the reason is recorded
+            log.exception("ingesting %s failed", path)
+            result = Outcome(FileStatus.failed, f"onverwachte fout: {type(error).__name__}: {error}")
+        if isinstance(result, Outcome):
+            self._finish(file_id, path, result)
+        return result
+
+    def _finish(self, file_id: int, path: str, outcome: Outcome) -> None:
+        jobs.set_file_status(
+            self.settings.database_url,
+            file_id,
+            outcome.status,
+            outcome.message,
+            document_id=outcome.document_id,
+        )
+        self.progress.file_finished(path, outcome.status, outcome.message)
+
+    def _prepare(
+        self, job_id: int, file_id: int, path: Path, requested: Sequence[Path]
+    ) -> _Prepared | Outcome:
+        """Parse and chunk a file, or decide that it needs no embedding (unchanged, duplicate, already indexed)."""
+        url = self.settings.database_url
+        jobs.set_file_status(url, file_id, FileStatus.parsing)
+        with open_pdf(path, self.settings.max_pdf_mb * 1_000_000) as pdf:
+            searchable = self.index.document_ids()
+            existing = document_by_id(url, pdf.sha256)
+            if existing is not None and pdf.sha256 in searchable:
+                if existing.source_path == str(path) and existing.job_id == job_id:
+                    return Outcome(FileStatus.indexed, None, pdf.sha256)
+                if existing.source_path == str(path):
+                    return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", pdf.sha256)
+                if Path(existing.source_path).exists():
+                    return Outcome(
+                        FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", pdf.sha256
+                    )
+            tags = document_tags(path, _root_of(path, requested))
+            parsed = parse_pdf(pdf)
+        previous = document_at(url, path)
+        replaces = [previous.id] if previous is not None and previous.id != parsed.sha256 else []
+        records = chunk_records(parsed, tags, self.settings.chunk_size, self.settings.chunk_overlap)
+        jobs.set_file_status(
+            url,
+            file_id,
+            FileStatus.embedding,
+            document_id=parsed.sha256,
+            chunks_total=len(records),
+            chunks_done=0,
+        )
+        prepared = _Prepared(file_id, str(path), parsed, tags, records, replaces)
+        if parsed.sha256 in searchable and self.index.chunks(parsed.sha256) == records:
+            self.index.delete_documents(replaces)
+            return self._record(job_id, prepared)
+        return prepared
+
+    def _index_group(self, job_id: int, group: Sequence[_Prepared]) -> None:
+        """Embed the group's chunks in one call, then index and record each file on its own."""
+        if not group:
+            return
+        texts = [record.text for waiting in group for record in waiting.records]
+        self.progress.chunks_planned(len(texts))
+        reporter = _ChunkProgress(self.settings.database_url, group, self.progress)
+        vectors = self._guarded(
+            group[0].file_id, group[0].path, partial(self.embedder.embed_passages, texts, reporter)
+        )
+        if isinstance(vectors, Outcome):
+            for waiting in group[1:]:
+                self._finish(waiting.file_id, waiting.path, vectors)
+            return
+        start = 0
+        for waiting in group:
+            own = vectors[start : start + len(waiting.records)]
+            start += len(waiting.records)
+            self._guarded(waiting.file_id, waiting.path, partial(self._put, job_id, waiting, own))
+
+    def _put(self, job_id: int, waiting: _Prepared, vectors: NDArray[np.float32]) -> Outcome:
+        self.index.put_document(waiting.records, vectors, waiting.replaces)
+        return self._record(job_id, waiting)
+
+    def _record(self, job_id: int, prepared: _Prepared) -> Outcome:
+        parsed, tags = prepared.parsed, prepared.tags
+        url = self.settings.database_url
+        record_document(
+            url, parsed, len(prepared.records), tags.audiences, tags.departments, prepared.replaces, job_id
+        )
+        jobs.set_file_status(url, prepared.file_id, FileStatus.embedding, chunks_done=len(prepared.records))
+        return Outcome(FileStatus.indexed, _warnings(parsed), parsed.sha256)
+
+
+class _ChunkProgress:
+    """Forwards embedded-chunk counts to the front-end at once, and to the group's files in the database (each
+    its share) at most once a second."""
+
+    def __init__(self, database_url: str, group: Sequence[_Prepared], progress: Progress) -> None:
+        self._url, self._group, self._progress = database_url, group, progress
+        self._done = 0
+        self._total = sum(len(waiting.records) for waiting in group)
+        self._written_at = time.monotonic()
+
+    def __call__(self, count: int) -> None:
+        self._done += count
+        self._progress.chunks_embedded(count)
+        if time.monotonic() - self._written_at >= PROGRESS_INTERVAL_SECONDS:
+            share = self._done / self._total
+            for waiting in self._group:
+                done = int(share * len(waiting.records))
+                jobs.set_file_status(self._url, waiting.file_id, FileStatus.embedding, chunks_done=done)
+            self._written_at = time.monotonic()
+
+
+def _root_of(path: Path, requested: Sequence[Path]) -> Path | None:
+    """The requested folder a file was found in (the deepest one), for folder-name tags."""
+    folders = [folder for folder in requested if path.is_relative_to(folder) and path != folder]
+    return max(folders, key=lambda folder: len(folder.parts), default=None)
+
+
+def _warnings(parsed: ParsedDocument) -> str | None:
+    if not parsed.pages_without_text:
+        return None
+    return f"{parsed.pages_without_text} van {parsed.text.page_count} pagina's zonder tekst (gescand? niet doorzoekbaar)"

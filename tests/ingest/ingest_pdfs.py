@@ -1,0 +1,139 @@
+"""Real PDFs for the ingestion tests, written with reportlab into temporary folders.
+
+Each helper draws text the way real documents do (running headers and footers, wrapped lines, two columns,
+invisible OCR-style text, link text drawn after its line) so the tests exercise pypdf on actual files.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.pdfencrypt import StandardEncryption
+from reportlab.pdfgen.canvas import Canvas
+
+WIDTH, HEIGHT = A4
+LEFT = 72
+LINE = 15
+
+
+def _canvas(path: Path, title: str | None, encrypt: StandardEncryption | None = None) -> Canvas:
+    canvas = Canvas(str(path), pagesize=A4, invariant=1, encrypt=encrypt)
+    if title is not None:
+        canvas.setTitle(title)
+    return canvas
+
+
+def text_pdf(
+    path: Path,
+    pages: Sequence[Sequence[str]],
+    *,
+    title: str | None = None,
+    header: str | None = None,
+    footer: str | None = None,
+    user_password: str | None = None,
+) -> Path:
+    """Lines of text per page; a header on top and `footer` (with `{page}`/`{pages}`) at the bottom of each."""
+    encrypt = StandardEncryption(user_password, canPrint=1) if user_password is not None else None
+    canvas = _canvas(path, title, encrypt)
+    for number, lines in enumerate(pages, start=1):
+        if header:
+            canvas.setFont("Helvetica", 8)
+            canvas.drawString(LEFT, HEIGHT - 40, header)
+        canvas.setFont("Helvetica", 11)
+        y = HEIGHT - 80
+        for line in lines:
+            canvas.drawString(LEFT, y, line)
+            y -= LINE
+        if footer:
+            canvas.setFont("Helvetica", 8)
+            canvas.drawString(LEFT, 30, footer.format(page=number, pages=len(pages)))
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
+def scanned_pdf(path: Path, pages: int = 2) -> Path:
+    """Pages with only drawn shapes, as a scan without a text layer looks to a text extractor."""
+    canvas = _canvas(path, "Gescand protocol")
+    for page in range(pages):
+        for row in range(30):
+            canvas.rect(LEFT, HEIGHT - 100 - row * 20, 300 + (row * 37 + page * 11) % 150, 8, fill=1)
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
+def two_column_pdf(path: Path, heading: str, left: Sequence[str], right: Sequence[str]) -> Path:
+    """A full-width heading above two columns of prose, as in a newsletter-style procedure."""
+    canvas = _canvas(path, heading)
+    canvas.setFont("Helvetica-Bold", 12)
+    canvas.drawString(LEFT, HEIGHT - 60, heading)
+    canvas.setFont("Helvetica", 9)
+    for column_x, lines in ((LEFT, left), (WIDTH / 2 + 10, right)):
+        y = HEIGHT - 90
+        for line in lines:
+            canvas.drawString(column_x, y, line)
+            y -= 12
+    canvas.showPage()
+    canvas.save()
+    return path
+
+
+def hidden_text_pdf(path: Path, visible: Sequence[str], invisible: str, white: str) -> Path:
+    """Visible lines plus text in render mode 3 (invisible, like an OCR layer) and white-on-white text."""
+    canvas = _canvas(path, "Verborgen tekst")
+    canvas.setFont("Helvetica", 11)
+    y = HEIGHT - 80
+    canvas.drawString(LEFT, y, visible[0])
+    hidden = canvas.beginText(LEFT, y - LINE)
+    hidden.setTextRenderMode(3)
+    hidden.textLine(invisible)
+    hidden.setTextRenderMode(0)
+    canvas.drawText(hidden)
+    canvas.setFillColorRGB(1, 1, 1)
+    canvas.drawString(LEFT, y - 2 * LINE, white)
+    canvas.setFillColorRGB(0, 0, 0)
+    for offset, line in enumerate(visible[1:], start=3):
+        canvas.drawString(LEFT, y - offset * LINE, line)
+    canvas.showPage()
+    canvas.save()
+    return path
+
+
+def displaced_link_pdf(path: Path, before: str, link: str, after: str) -> Path:
+    """A sentence whose link text is drawn last, in another colour, as browsers print hyperlinks."""
+    canvas = _canvas(path, "Regeling met links")
+    canvas.setFont("Helvetica", 11)
+    y = HEIGHT - 80
+    gap = canvas.stringWidth(before + " ", "Helvetica", 11)
+    link_width = canvas.stringWidth(link + " ", "Helvetica", 11)
+    canvas.drawString(LEFT, y, before)
+    canvas.drawString(LEFT + gap + link_width, y, after)
+    canvas.drawString(LEFT, y - LINE, "Tweede regel zonder link.")
+    canvas.setFillColorRGB(0, 0, 0.8)
+    canvas.drawString(LEFT + gap, y, link)
+    canvas.showPage()
+    canvas.save()
+    return path
+
+
+def long_pdf(path: Path, pages: int, lines_per_page: int = 3) -> Path:
+    """Many pages of varied Dutch sentences; the first line of each page carries a code unique to the page."""
+    canvas = _canvas(path, "Uitgebreid zorgprotocol")
+    topics = ["koorts", "pijnbestrijding", "wondzorg", "mobilisatie", "voeding", "medicatie", "hygiëne"]
+    for number in range(1, pages + 1):
+        canvas.setFont("Helvetica", 11)
+        y = HEIGHT - 80
+        topic = topics[number % len(topics)]
+        for line in (
+            f"Afspraak met kenmerk P{number * 7 + 3:05d}.",
+            f"Hoofdstuk {number} behandelt {topic} bij opgenomen patiënten.",
+            "Controleer de parameters en noteer afwijkingen in het dossier.",
+        )[:lines_per_page]:
+            canvas.drawString(LEFT, y, line)
+            y -= LINE
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(LEFT, 30, f"Pagina {number} van {pages}")
+        canvas.showPage()
+    canvas.save()
+    return path

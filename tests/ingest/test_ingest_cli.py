@@ -1,0 +1,60 @@
+"""`python -m ingest run|status|list|delete` as an admin uses it: summaries, exit codes, clear errors."""
+
+from pathlib import Path
+
+import pytest
+from ingest_pdfs import scanned_pdf
+
+from ingest.cli import main
+from ingest.settings import IngestSettings
+
+
+@pytest.fixture
+def environment(ingest_settings: IngestSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI reads its settings from the environment, like in production."""
+    monkeypatch.delenv("WEAVIATE_URL", raising=False)
+    monkeypatch.setenv("DATABASE_URL", ingest_settings.database_url)
+    monkeypatch.setenv("INDEX_DIR", str(ingest_settings.index_dir))
+    monkeypatch.setenv("EMBEDDING_MODEL", ingest_settings.embedding_model)
+    monkeypatch.setenv("MODEL_CACHE", str(ingest_settings.model_cache))
+
+
+@pytest.mark.usefixtures("environment")
+def test_run_then_list_status_and_delete(procedures: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(procedures)]) == 0
+    assert "3 files: 3 indexed, 0 skipped, 0 failed" in capsys.readouterr().out
+
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    assert "Koorts bij kinderen" in listing and "3 documents" in listing
+    document_id = listing.split()[0]
+
+    assert main(["status"]) == 0
+    assert "finished" in capsys.readouterr().out
+    assert main(["status", "1"]) == 0
+    assert "indexed" in capsys.readouterr().out
+
+    assert main(["delete", document_id]) == 0
+    main(["list"])
+    assert "2 documents" in capsys.readouterr().out
+
+
+@pytest.mark.usefixtures("environment")
+def test_a_failed_file_is_listed_in_the_summary_and_the_exit_status_is_nonzero(
+    procedures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scan = scanned_pdf(tmp_path / "scan.pdf")
+
+    assert main(["run", str(procedures), str(scan)]) == 1
+
+    output = capsys.readouterr().out
+    assert "3 indexed, 0 skipped, 1 failed" in output
+    assert f"FAILED {scan}: geen tekstlaag" in output
+
+
+@pytest.mark.usefixtures("environment")
+def test_unknown_documents_and_jobs_are_clear_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["delete", "bestaat-niet"]) == 2
+    assert "no document with id or path 'bestaat-niet'" in capsys.readouterr().err
+    assert main(["status", "999"]) == 2
+    assert "job 999 does not exist" in capsys.readouterr().err

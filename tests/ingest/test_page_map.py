@@ -1,0 +1,79 @@
+"""The cleaned text keeps a map back to pages: a sentence known to be on page N maps to page N."""
+
+from pathlib import Path
+
+import pytest
+from ingest_pdfs import text_pdf
+
+from ingest.document_text import DocumentText, assemble, clean_page_lines, single_page
+from ingest.pdf_reader import open_pdf, page_texts
+
+PAGES = [
+    ["Doel", "Deze procedure beschrijft de zorg bij koorts.", "Meet de temperatuur elke vier uur."],
+    ["Werkwijze", "Geef paracetamol volgens het schema.", "Bij koorts boven 40 graden verwittig je de arts."],
+    ["Nazorg", "Noteer elke meting in het elektronisch dossier.", "Evalueer de pijn dagelijks."],
+]
+
+
+def _document(path: Path) -> DocumentText:
+    with open_pdf(path, 10**8) as pdf:
+        return assemble(clean_page_lines(page) for page in page_texts(pdf))
+
+
+@pytest.fixture
+def protocol(tmp_path: Path) -> DocumentText:
+    pdf = text_pdf(
+        tmp_path / "koorts.pdf",
+        PAGES,
+        header="UZ Voorbeeld – Procedure koorts – versie 2",
+        footer="Voorbeelddocument – Pagina {page} van {pages}",
+    )
+    return _document(pdf)
+
+
+@pytest.mark.parametrize(("page", "sentence"), [(p + 1, lines[1]) for p, lines in enumerate(PAGES)])
+def test_each_known_sentence_maps_to_its_page(protocol: DocumentText, page: int, sentence: str) -> None:
+    offset = protocol.text.index(sentence)
+
+    assert protocol.page_at(offset) == page
+    assert sentence in protocol.page_text(page)
+
+
+def test_running_header_and_footer_are_removed(protocol: DocumentText) -> None:
+    assert "UZ Voorbeeld" not in protocol.text
+    assert "Pagina" not in protocol.text
+
+
+def test_page_ranges_of_a_span_over_a_page_break(protocol: DocumentText) -> None:
+    start = protocol.text.index("Evalueer") - 40
+
+    assert protocol.page_range(start - 60, protocol.text.index("Evalueer") + 5) == (2, 3)
+
+
+def test_a_sentence_running_over_a_page_break_is_joined(tmp_path: Path) -> None:
+    pdf = text_pdf(
+        tmp_path / "over.pdf",
+        [["Eerste pagina.", "De pijn wordt gemeten bij"], ["elke wisseling van dienst."]],
+    )
+
+    document = _document(pdf)
+
+    offset = document.text.index("bij elke wisseling")
+    assert document.page_at(offset) == 1
+    assert document.page_at(offset + len("bij ")) == 2
+
+
+def test_empty_pages_keep_their_place_in_the_map(tmp_path: Path) -> None:
+    pdf = text_pdf(tmp_path / "leeg.pdf", [["Eerste pagina met tekst."], [], ["Derde pagina met tekst."]])
+
+    document = _document(pdf)
+
+    assert document.page_count == 3
+    assert document.page_at(document.text.index("Derde")) == 3
+
+
+def test_a_plain_text_is_one_page() -> None:
+    document = single_page("Regel een\nloopt door.\n\nTweede alinea.")
+
+    assert document.text == "Regel een loopt door.\n\nTweede alinea."
+    assert document.page_starts == (0,)
