@@ -1,0 +1,95 @@
+"""Judging one question's ranked results against its labels, at document and at chunk level.
+
+Document level: a result is relevant when its document is one of the question's relevant documents, so the rank is
+the position of the first chunk of any relevant document. Chunk level: a result is relevant when it holds at least
+half of an answer span of its document; half rather than all, because an answer longer than the chunk overlap can
+be cut in two, and then the chunk holding the larger part is the one a reader needs.
+
+The scores of the first few results are kept with their relevance, so the report can show where a relevance floor
+would separate answers from non-answers (including questions that no document answers).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from api.evaluation.metrics import DEPTH, first_relevant_rank
+from api.evaluation.queries import AnswerSpan, EvalQuery
+from api.evaluation.resolution import DocumentResolver
+
+FLOOR_DEPTH = 3  # the chunks that go into the prompt
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """A returned chunk as judging sees it: document, character range in the indexed text, and its scores
+    (fused; the dense leg's raw cosine similarity, None when only BM25 found it)."""
+
+    document_id: str
+    char_start: int
+    char_end: int
+    score: float
+    dense_similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class ScoredResult:
+    """One of the first results with whether its document is relevant (false for unanswerable questions)."""
+
+    score: float
+    dense_similarity: float | None
+    relevant: bool
+
+
+@dataclass(frozen=True)
+class QueryOutcome:
+    """One question's ranks; a level it could not be judged at (unanswerable, nothing resolved, no span) has
+    judged=False and is left out of that level's averages."""
+
+    query_id: str
+    question: str
+    answerable: bool
+    document_judged: bool
+    document_rank: int | None
+    chunk_judged: bool
+    chunk_rank: int | None
+    unresolved: tuple[str, ...]
+    top_results: tuple[ScoredResult, ...] = ()
+
+
+def judge(query: EvalQuery, results: Sequence[Retrieved], resolver: DocumentResolver) -> QueryOutcome:
+    """Rank of the first relevant document and chunk among `results`, in the order they were returned."""
+    relevant_documents, unresolved = _resolve_all(query.relevant_documents, resolver)
+    spans = [(document, span) for span in query.answer_spans for document in resolver.resolve(span.document)]
+    document_relevance = [result.document_id in relevant_documents for result in results]
+    return QueryOutcome(
+        query_id=query.id,
+        question=query.question,
+        answerable=bool(query.relevant_documents),
+        document_judged=bool(relevant_documents),
+        document_rank=first_relevant_rank(document_relevance, DEPTH),
+        chunk_judged=bool(spans),
+        chunk_rank=first_relevant_rank([_holds_an_answer(result, spans) for result in results], DEPTH),
+        unresolved=unresolved,
+        top_results=tuple(
+            ScoredResult(result.score, result.dense_similarity, relevant)
+            for result, relevant in zip(results[:FLOOR_DEPTH], document_relevance, strict=False)
+        ),
+    )
+
+
+def holds_most_of(chunk: Retrieved, span: AnswerSpan) -> bool:
+    """True when the chunk's character range covers at least half of the span."""
+    overlap = min(chunk.char_end, span.end) - max(chunk.char_start, span.start)
+    return 2 * overlap >= span.end - span.start
+
+
+def _resolve_all(
+    references: Sequence[str], resolver: DocumentResolver
+) -> tuple[frozenset[str], tuple[str, ...]]:
+    resolved = {reference: resolver.resolve(reference) for reference in references}
+    ids = frozenset().union(*resolved.values())
+    return ids, tuple(reference for reference, matches in resolved.items() if not matches)
+
+
+def _holds_an_answer(chunk: Retrieved, spans: Sequence[tuple[str, AnswerSpan]]) -> bool:
+    return any(document == chunk.document_id and holds_most_of(chunk, span) for document, span in spans)

@@ -1,0 +1,175 @@
+"""Labelled evaluation questions, read from the hospital's CSV or from JSONL.
+
+The CSV is what clinicians' feedback sessions produced: `question,relevant_documents`, several documents (ids,
+file names or titles) separated by `;`, none when no document answers the question. JSONL can carry more: an `id`
+and chunk labels as answer spans.
+Every problem names the line it is on, so an evaluator can fix the file without guessing.
+"""
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic_core import ErrorDetails
+
+DOCUMENT_SEPARATOR = ";"
+CSV_COLUMNS = ("question", "relevant_documents")
+OPTIONAL_CSV_COLUMNS = ("id",)
+
+NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class AnswerSpan(BaseModel):
+    """Where an answer lies in a document, as offsets in the text the index holds (the cleaned text, which chunk
+    offsets refer to): a chunk is relevant when it holds this span (chunk labels)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: NonEmptyText
+    start: int = Field(ge=0)
+    end: int
+
+    @model_validator(mode="after")
+    def _end_after_start(self) -> "AnswerSpan":
+        if self.end <= self.start:
+            raise ValueError(f"an answer span must end after it starts (start {self.start}, end {self.end})")
+        return self
+
+
+class EvalQuery(BaseModel):
+    """One labelled question: which documents (and optionally which passages) hold its answer."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: NonEmptyText
+    question: NonEmptyText
+    relevant_documents: tuple[NonEmptyText, ...] = Field(
+        description="Empty: no document answers the question (it tests saying 'not found', not ranking)."
+    )
+    answer_spans: tuple[AnswerSpan, ...] = ()
+
+    @model_validator(mode="after")
+    def _spans_lie_in_relevant_documents(self) -> "EvalQuery":
+        strays = sorted({span.document for span in self.answer_spans} - set(self.relevant_documents))
+        if strays:
+            raise ValueError(f"answer spans name documents that are not among relevant_documents: {strays}")
+        return self
+
+
+class QueryFileError(ValueError):
+    """A query file cannot be read; `line` is the 1-based line the problem is on."""
+
+    def __init__(self, source: str, line: int, reason: str) -> None:
+        super().__init__(f"{source}, line {line}: {reason}")
+        self.source = source
+        self.line = line
+        self.reason = reason
+
+
+def read_queries(path: Path) -> list[EvalQuery]:
+    """Read a `.csv` or `.jsonl` query file; anything else is refused rather than guessed."""
+    readers = {".csv": parse_csv, ".jsonl": parse_jsonl}
+    reader = readers.get(path.suffix.lower())
+    if reader is None:
+        raise QueryFileError(str(path), 1, f"unknown query file type {path.suffix!r}: use .csv or .jsonl")
+    return reader(_decode(path.read_bytes(), str(path)), str(path))
+
+
+def parse_csv(text: str, source: str = "<csv>") -> list[EvalQuery]:
+    """Parse `question,relevant_documents` rows (an `id` column is optional; line numbers are the default id)."""
+    rows = _csv_rows(text, source)
+    header_line, header = next(rows, (1, []))
+    columns = _check_header([name.strip().lower() for name in header], header_line, source)
+    queries = []
+    for line, row in rows:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(columns):
+            raise QueryFileError(
+                source, line, f"expected {len(columns)} fields ({', '.join(columns)}), got {len(row)}"
+            )
+        fields: dict[str, Any] = dict(zip(columns, row, strict=True))
+        fields.setdefault("id", f"line {line}")
+        fields["relevant_documents"] = _split_documents(fields["relevant_documents"])
+        queries.append(_validated(fields, source, line))
+    if not queries:
+        raise QueryFileError(source, header_line, "the file holds a header but no questions")
+    return queries
+
+
+def parse_jsonl(text: str, source: str = "<jsonl>") -> list[EvalQuery]:
+    """Parse one JSON object per line with the fields of `EvalQuery` (`id` defaults to the line number)."""
+    queries = []
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            fields = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise QueryFileError(
+                source, line, f"not valid JSON: {error.msg} (column {error.colno})"
+            ) from error
+        if not isinstance(fields, dict):
+            raise QueryFileError(source, line, f"expected a JSON object, got {type(fields).__name__}")
+        fields.setdefault("id", f"line {line}")
+        queries.append(_validated(fields, source, line))
+    if not queries:
+        raise QueryFileError(source, 1, "the file holds no questions")
+    return queries
+
+
+def _decode(data: bytes, source: str) -> str:
+    """UTF-8, with or without the byte-order mark that spreadsheet exports add."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise QueryFileError(source, line, "not UTF-8 text (save the file as CSV UTF-8)") from error
+
+
+def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
+    """Rows with the line each starts on (a quoted cell may span lines); strict quoting catches broken rows."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    while True:
+        line = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise QueryFileError(source, line, f"malformed CSV: {error}") from error
+        yield line, row
+
+
+def _check_header(columns: list[str], line: int, source: str) -> list[str]:
+    missing = [name for name in CSV_COLUMNS if name not in columns]
+    unknown = [name for name in columns if name not in CSV_COLUMNS + OPTIONAL_CSV_COLUMNS]
+    if missing or unknown or len(set(columns)) != len(columns):
+        expected = ",".join(CSV_COLUMNS)
+        raise QueryFileError(
+            source, line, f"the header must be {expected!r} (optionally with 'id'), got {columns}"
+        )
+    return columns
+
+
+def _split_documents(cell: str) -> list[str]:
+    return [reference.strip() for reference in cell.split(DOCUMENT_SEPARATOR) if reference.strip()]
+
+
+def _validated(fields: dict[str, Any], source: str, line: int) -> EvalQuery:
+    try:
+        return EvalQuery.model_validate(fields)
+    except ValidationError as error:
+        problems = "; ".join(_describe(problem) for problem in error.errors())
+        raise QueryFileError(source, line, problems) from error
+
+
+def _describe(problem: ErrorDetails) -> str:
+    location = ".".join(str(part) for part in problem["loc"]) or "row"
+    if problem["type"] == "string_too_short":
+        return f"{location} is empty"
+    return f"{location}: {problem['msg']}"

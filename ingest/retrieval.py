@@ -1,0 +1,187 @@
+"""Retrieval for the chat: a question → query embedding → hybrid search (α = 0.7) → the top chunks.
+
+This is the source system's retriever: the question is embedded with the embedder's query prompt, both legs
+run with Weaviate's relativeScoreFusion, and the best 3 chunks go into the prompt. Each chunk comes back with
+the fused score and each leg's scores, so the chat can show why it was chosen and the evaluation can study them.
+
+Metadata filters (audience, department, document ids) let a paediatrician see the children's version of a
+procedure. A relevance floor on the fused score lets the chat say "not found" when nothing scores above it;
+the evaluation report (`python -m api.evaluate`, section "Relevance floor") shows how the scores of relevant and
+irrelevant results are distributed, so the floor is chosen from data. Questions longer than the embedder reads
+are cut to its maximum, with a warning, and both legs search the same cut text.
+"""
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
+
+from ingest.search.types import LegScores, SearchFilter, SearchHit, SearchIndex
+from speculative.models.cache import resolve_model
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ALPHA = 0.7
+DEFAULT_TOP_K = 3
+PROMPT_ALLOWANCE = 8  # tokens kept free for the query prompt (`query: ` is 3 for e5)
+
+
+class EmptyQuestion(ValueError):
+    """The question holds nothing to search for."""
+
+    def __init__(self) -> None:
+        super().__init__("the question is empty")
+
+
+class QueryEmbedder(Protocol):
+    def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    """A chunk for the prompt and the citation: its passage, where it lies, and the scores that ranked it."""
+
+    document_id: str
+    title: str
+    text: str
+    source_path: str
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    score: float
+    dense: LegScores | None
+    bm25: LegScores | None
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What a question found; `chunks` is empty when nothing reached the relevance floor ("not found")."""
+
+    question: str
+    truncated: bool
+    chunks: tuple[RetrievedChunk, ...]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.chunks)
+
+
+class QuestionTruncator:
+    """Cuts a question to the number of tokens the embedder reads, at a token boundary."""
+
+    def __init__(self, model_folder: str) -> None:
+        self._tokenizer: PreTrainedTokenizerBase = AutoTokenizer.from_pretrained(
+            model_folder, local_files_only=True
+        )
+        special = self._tokenizer.num_special_tokens_to_add(pair=False)
+        self.max_tokens = (
+            _max_sequence_length(Path(model_folder), self._tokenizer) - special - PROMPT_ALLOWANCE
+        )
+
+    @classmethod
+    def for_model(cls, model_name: str, model_cache: Path) -> "QuestionTruncator":
+        return cls(resolve_model(model_name, model_cache))
+
+    def truncate(self, question: str) -> tuple[str, bool]:
+        """The question cut to `max_tokens` tokens, and whether anything was cut."""
+        encoding = self._tokenizer(question, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = encoding["offset_mapping"]
+        if len(offsets) <= self.max_tokens:
+            return question, False
+        return question[: offsets[self.max_tokens - 1][1]], True
+
+
+class Retriever:
+    """The chat's retriever over any `SearchIndex` (the embedded index or Weaviate)."""
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        embedder: QueryEmbedder,
+        truncator: QuestionTruncator,
+        *,
+        alpha: float = DEFAULT_ALPHA,
+        top_k: int = DEFAULT_TOP_K,
+        relevance_floor: float = 0.0,
+    ) -> None:
+        if not 0.0 <= alpha <= 1.0:
+            raise ValueError(f"alpha must lie in [0, 1], got {alpha}")
+        if top_k < 1:
+            raise ValueError(f"top_k must be at least 1, got {top_k}")
+        self._index = index
+        self._embedder = embedder
+        self._truncator = truncator
+        self.alpha = alpha
+        self.top_k = top_k
+        self.relevance_floor = relevance_floor
+
+    def retrieve(
+        self, question: str, *, top_k: int | None = None, filters: SearchFilter | None = None
+    ) -> Retrieval:
+        """Embed the question and search; see `search` for the rest."""
+        text, truncated = self.prepare(question)
+        return self.search(text, self._embedder.embed_query(text), truncated, top_k=top_k, filters=filters)
+
+    def prepare(self, question: str) -> tuple[str, bool]:
+        """The text both legs search: stripped, refused when empty, cut to the embedder's maximum."""
+        text = question.strip()
+        if not text:
+            raise EmptyQuestion()
+        cut, truncated = self._truncator.truncate(text)
+        if truncated:
+            log.warning(
+                "question of %d characters cut to %d (the embedder reads %d tokens)",
+                len(text),
+                len(cut),
+                self._truncator.max_tokens,
+            )
+        return cut, truncated
+
+    def search(
+        self,
+        text: str,
+        vector: NDArray[np.float32],
+        truncated: bool = False,
+        *,
+        top_k: int | None = None,
+        filters: SearchFilter | None = None,
+    ) -> Retrieval:
+        """Hybrid search for a prepared question and its vector; chunks below the relevance floor are dropped."""
+        hits = self._index.hybrid_search(
+            text, vector, alpha=self.alpha, limit=top_k or self.top_k, filters=filters
+        )
+        chunks = tuple(_retrieved(hit) for hit in hits if hit.score >= self.relevance_floor)
+        return Retrieval(question=text, truncated=truncated, chunks=chunks)
+
+
+def _retrieved(hit: SearchHit) -> RetrievedChunk:
+    record = hit.chunk
+    return RetrievedChunk(
+        document_id=record.document_id,
+        title=record.title,
+        text=record.chunk,
+        source_path=record.source_path,
+        page_start=record.page_start,
+        page_end=record.page_end,
+        char_start=record.char_start,
+        char_end=record.char_end,
+        score=hit.score,
+        dense=hit.vector,
+        bm25=hit.keyword,
+    )
+
+
+def _max_sequence_length(folder: Path, tokenizer: PreTrainedTokenizerBase) -> int:
+    """sentence-transformers' own limit when the folder declares one, else the tokenizer's."""
+    config = folder / "sentence_bert_config.json"
+    if config.is_file():
+        declared = json.loads(config.read_text(encoding="utf-8")).get("max_seq_length")
+        if isinstance(declared, int):
+            return declared
+    return int(tokenizer.model_max_length)

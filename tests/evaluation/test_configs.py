@@ -1,0 +1,59 @@
+"""`--config NAME=SETTINGS`: unnamed settings keep the production default; mistakes are named."""
+
+import pytest
+
+from api.evaluation.configs import STUDY, ConfigError, RetrievalConfig, parse_config
+
+
+def test_a_configuration_names_only_what_it_changes() -> None:
+    name, config = parse_config("bm25=alpha=0")
+
+    assert name == "bm25"
+    assert config == RetrievalConfig(alpha=0.0)
+    assert config.describe() == {
+        "alpha": "0",
+        "title": "on",
+        "chunk": "800/160",
+        "embedder": "intfloat/multilingual-e5-small",
+    }
+
+
+def test_every_setting_can_be_given() -> None:
+    name, config = parse_config(
+        "klein=alpha=0.5, title=off, chunk=400/80, embedder=sentence-transformers/all-MiniLM-L6-v2"
+    )
+
+    assert (name, config.alpha, config.title_prefix, config.chunk_size, config.chunk_overlap) == (
+        "klein",
+        0.5,
+        False,
+        400,
+        80,
+    )
+    assert config.embedder == "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@pytest.mark.parametrize(
+    ("argument", "reason"),
+    [
+        ("alpha", "expected NAME=SETTINGS"),
+        ("x=alpha=1.5", "less than or equal to 1"),
+        ("x=alpha=hoog", "valid number"),
+        ("x=title=misschien", "title must be on or off"),
+        ("x=chunk=800", "SIZE/OVERLAP"),
+        ("x=chunk=400/400", "overlap 400 must be below chunk size 400"),
+        ("x=k1=1.2", "unknown setting 'k1'"),
+        ("x=alpha", "'alpha' is not key=value"),
+    ],
+)
+def test_mistakes_are_refused_with_the_reason(argument: str, reason: str) -> None:
+    with pytest.raises(ConfigError, match=reason):
+        parse_config(argument)
+
+
+def test_configurations_that_differ_only_in_alpha_share_an_index() -> None:
+    keys = {config.index_key() for config in STUDY.values()}
+
+    assert RetrievalConfig(alpha=0.0).index_key() == RetrievalConfig(alpha=1.0).index_key()
+    assert len(keys) == 4  # default, no title, other chunking, other embedder
+    assert {config.alpha for config in STUDY.values()} == {0.0, 0.3, 0.5, 0.7, 1.0}

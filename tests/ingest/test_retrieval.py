@@ -1,0 +1,188 @@
+"""The chat's retriever over a real embedded index with a real embedder (all-MiniLM-L6-v2, English)."""
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from ingest.chunking import indexed_text, split_into_chunks
+from ingest.document_text import single_page
+from ingest.embedding import Embedder
+from ingest.retrieval import EmptyQuestion, QuestionTruncator, Retriever
+from ingest.search.embedded import EmbeddedIndex
+from ingest.search.types import ChunkRecord, SearchFilter
+from speculative.models.provision import provision
+from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTS = {
+    "pump-children": (
+        "Insulin pump in children",
+        ("kinderen",),
+        "Replace the infusion set of the insulin pump every two to three days. "
+        "Children disconnect the pump for at most one hour.",
+    ),
+    "insulin-adults": (
+        "Subcutaneous insulin in adults",
+        ("volwassenen",),
+        "Leave the insulin pen needle in the skin for ten seconds after injecting. "
+        "An opened insulin pen keeps four weeks at room temperature.",
+    ),
+    "hand-hygiene": (
+        "Hand hygiene",
+        ("alle",),
+        "Rub the hands with alcohol for twenty to thirty seconds until they are dry. "
+        "Gloves do not replace hand hygiene.",
+    ),
+    "blood-sampling": (
+        "Venous blood sampling",
+        ("alle",),
+        "Leave the tourniquet on for at most one minute. Fill the citrate tube up to the fill line.",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def model_cache() -> Path:
+    cache = Path(os.environ.get("MODEL_CACHE", REPO_ROOT / ".models")).resolve()
+    provision([REGISTRY[ALL_MINILM_L6_V2]], cache)
+    return cache
+
+
+@pytest.fixture(scope="module")
+def embedder(model_cache: Path) -> Embedder:
+    return Embedder(ALL_MINILM_L6_V2, model_cache)
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> EmbeddedIndex:
+    index = EmbeddedIndex(tmp_path_factory.mktemp("index"))
+    for document_id, (title, audiences, text) in DOCUMENTS.items():
+        chunks = split_into_chunks(single_page(text), size=100, overlap=20)
+        records = [
+            ChunkRecord(
+                document_id=document_id,
+                chunk_index=chunk.index,
+                text=indexed_text(title, chunk.text),
+                chunk=chunk.text,
+                title=title,
+                source_path=f"{document_id}.pdf",
+                page_start=chunk.page_start,
+                page_end=chunk.page_end,
+                char_start=chunk.start,
+                char_end=chunk.end,
+                audiences=audiences,
+            )
+            for chunk in chunks
+        ]
+        index.put_document(records, embedder.embed_passages([record.text for record in records]))
+    return index
+
+
+@pytest.fixture(scope="module")
+def truncator(model_cache: Path) -> QuestionTruncator:
+    return QuestionTruncator.for_model(ALL_MINILM_L6_V2, model_cache)
+
+
+@pytest.fixture
+def retriever(index: EmbeddedIndex, embedder: Embedder, truncator: QuestionTruncator) -> Retriever:
+    return Retriever(index, embedder, truncator)
+
+
+def test_the_top_three_chunks_come_with_fused_and_per_leg_scores_and_where_they_lie(
+    retriever: Retriever,
+) -> None:
+    retrieval = retriever.retrieve("How long may the tourniquet stay on?")
+
+    assert retrieval.found and not retrieval.truncated
+    assert len(retrieval.chunks) == 3
+    best = retrieval.chunks[0]
+    assert (best.document_id, best.title, best.page_start, best.page_end) == (
+        "blood-sampling",
+        "Venous blood sampling",
+        1,
+        1,
+    )
+    assert "tourniquet" in best.text
+    assert single_page(DOCUMENTS["blood-sampling"][2]).text[best.char_start : best.char_end] == best.text
+    assert [chunk.score for chunk in retrieval.chunks] == sorted(
+        (c.score for c in retrieval.chunks), reverse=True
+    )
+
+
+def test_the_fused_score_weighs_dense_at_seven_tenths_and_bm25_at_three(retriever: Retriever) -> None:
+    for chunk in retriever.retrieve("insulin pen needle seconds", top_k=8).chunks:
+        dense = chunk.dense.normalised if chunk.dense else 0.0
+        bm25 = chunk.bm25.normalised if chunk.bm25 else 0.0
+        assert chunk.score == pytest.approx(0.7 * dense + 0.3 * bm25, abs=1e-6)
+
+
+def test_an_audience_filter_gives_the_version_for_the_patient_group(retriever: Retriever) -> None:
+    question = "How long may the insulin pump stay disconnected?"
+    children = SearchFilter(audiences=frozenset({"kinderen", "alle"}))
+    adults = SearchFilter(audiences=frozenset({"volwassenen", "alle"}))
+
+    assert retriever.retrieve(question, filters=children).chunks[0].document_id == "pump-children"
+    assert {c.document_id for c in retriever.retrieve(question, filters=adults, top_k=10).chunks}.isdisjoint(
+        {"pump-children"}
+    )
+    only = SearchFilter(document_ids=frozenset({"hand-hygiene"}))
+    assert {c.document_id for c in retriever.retrieve(question, filters=only, top_k=10).chunks} == {
+        "hand-hygiene"
+    }
+
+
+def test_below_the_relevance_floor_nothing_is_found(
+    index: EmbeddedIndex, embedder: Embedder, truncator: QuestionTruncator
+) -> None:
+    question = "What is the target INR for a mechanical heart valve?"
+    strict = Retriever(index, embedder, truncator, relevance_floor=1.01)
+    lenient = Retriever(index, embedder, truncator, relevance_floor=0.0)
+
+    assert not strict.retrieve(question).found
+    assert strict.retrieve(question).chunks == ()
+    assert lenient.retrieve(question).found
+
+
+@pytest.mark.parametrize("question", ["", "   \n\t"])
+def test_an_empty_question_is_refused(retriever: Retriever, question: str) -> None:
+    with pytest.raises(EmptyQuestion, match="empty"):
+        retriever.retrieve(question)
+
+
+def test_a_ten_thousand_character_question_is_cut_to_the_embedder_maximum_with_a_warning(
+    retriever: Retriever, truncator: QuestionTruncator, caplog: pytest.LogCaptureFixture
+) -> None:
+    question = "How long may the tourniquet stay on? " + "Please explain in detail. " * 400
+    assert len(question) > 10_000
+
+    with caplog.at_level(logging.WARNING, logger="ingest.retrieval"):
+        retrieval = retriever.retrieve(question)
+
+    assert retrieval.truncated and retrieval.found
+    assert question.startswith(retrieval.question) and len(retrieval.question) < 2_000
+    assert truncator.max_tokens == 256 - 2 - 8
+    assert truncator.truncate(retrieval.question) == (retrieval.question, False)
+    assert "cut to" in caplog.text
+
+
+def test_searching_with_a_precomputed_vector_gives_what_retrieve_gives(
+    retriever: Retriever, embedder: Embedder
+) -> None:
+    question = "Gloves instead of hand hygiene?"
+    text, truncated = retriever.prepare(question)
+
+    with_vector = retriever.search(text, embedder.embed_query(text), truncated)
+
+    assert with_vector == retriever.retrieve(question)
+    assert with_vector.chunks[0].document_id == "hand-hygiene"
+
+
+def test_settings_outside_their_range_are_refused(
+    index: EmbeddedIndex, embedder: Embedder, truncator: QuestionTruncator
+) -> None:
+    with pytest.raises(ValueError, match="alpha"):
+        Retriever(index, embedder, truncator, alpha=1.2)
+    with pytest.raises(ValueError, match="top_k"):
+        Retriever(index, embedder, truncator, top_k=0)
