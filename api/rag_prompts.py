@@ -1,0 +1,139 @@
+"""Dutch RAG prompt inputs for the generation benchmark, retrieved exactly as the chat retrieves them.
+
+`python -m api.rag_prompts --documents DIR_OR_PDF… --questions CSV… [--question TEXT…] --out FILE.jsonl`
+ingests the PDFs into a temporary embedded index with ingestion's own pipeline (parse, clean, title, 800/160
+chunks, the configured embedder), asks every question through the chat's retriever (hybrid, α 0.7, top 3) and
+writes one line per question: `{"id", "question", "chunks", "sources"}`. The chunks are the indexed text
+(`Titel: …\\nTekst: …`), which is what the chat sends the worker; the worker renders them into the prompt
+template (`python -m speculative.bench --prompts dutch-rag:FILE.jsonl`).
+"""
+
+import argparse
+import csv
+import json
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ingest.chunking import indexed_text
+from ingest.embedding import Embedder
+from ingest.metadata import DocumentTags
+from ingest.pdf_reader import open_pdf
+from ingest.pipeline import chunk_records, parse_pdf
+from ingest.retrieval import DEFAULT_ALPHA, DEFAULT_TOP_K, QuestionTruncator, Retriever
+from ingest.search.embedded import EmbeddedIndex
+from ingest.search.types import ChunkRecord
+from ingest.settings import IngestSettings
+
+
+def pdf_paths(locations: Sequence[Path]) -> list[Path]:
+    """Every PDF named or found below the named folders, in a stable order."""
+    paths: list[Path] = []
+    for location in locations:
+        if location.is_dir():
+            paths.extend(sorted(location.rglob("*.pdf")))
+        elif location.is_file():
+            paths.append(location)
+        else:
+            raise SystemExit(f"no such document or folder: {location}")
+    return list(dict.fromkeys(paths))
+
+
+def read_questions(csv_files: Sequence[Path], extra: Sequence[str]) -> list[str]:
+    """The `question` column of each CSV (as in `samples/questions.csv`), then the questions given inline."""
+    questions: list[str] = []
+    for path in csv_files:
+        with path.open(encoding="utf-8", newline="") as file:
+            reader = csv.DictReader(file)
+            if not reader.fieldnames or "question" not in reader.fieldnames:
+                raise SystemExit(f"{path}: expected a CSV with a 'question' column")
+            questions.extend(row["question"].strip() for row in reader if row["question"].strip())
+    questions.extend(question.strip() for question in extra if question.strip())
+    return questions
+
+
+def document_chunks(path: Path, settings: IngestSettings) -> list[ChunkRecord]:
+    """One PDF as ingestion stores it (tags are not needed: the benchmark searches without filters)."""
+    with open_pdf(path, settings.max_pdf_mb * 1_000_000) as pdf:
+        document = parse_pdf(pdf)
+    return chunk_records(document, DocumentTags(), settings.chunk_size, settings.chunk_overlap)
+
+
+def build_index(documents: Sequence[list[ChunkRecord]], embedder: Embedder, folder: Path) -> EmbeddedIndex:
+    """Embed and store every document's chunks in a fresh embedded index (a duplicate file is stored once)."""
+    index = EmbeddedIndex(folder, embedding_model=embedder.model_name)
+    unique = {chunks[0].document_id: chunks for chunks in documents if chunks}
+    for chunks in unique.values():
+        index.put_document(chunks, embedder.embed_passages([chunk.text for chunk in chunks]))
+    return index
+
+
+def prompt_inputs(retriever: Retriever, questions: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """One benchmark input per question: its top chunks as the chat would send them, and where they came from."""
+    for number, question in enumerate(questions, start=1):
+        retrieval = retriever.retrieve(question)
+        yield {
+            "id": f"dutch-rag-{number}",
+            "question": question,
+            "chunks": [indexed_text(chunk.title, chunk.text) for chunk in retrieval.chunks],
+            "sources": [
+                {
+                    "title": chunk.title,
+                    "pages": [chunk.page_start, chunk.page_end],
+                    "score": round(chunk.score, 4),
+                }
+                for chunk in retrieval.chunks
+            ],
+        }
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m api.rag_prompts",
+        description="Dutch RAG prompt inputs retrieved as the chat retrieves them.",
+    )
+    parser.add_argument(
+        "--documents", type=Path, nargs="+", required=True, help="PDF files or folders of PDFs"
+    )
+    parser.add_argument(
+        "--questions", type=Path, nargs="*", default=[], help="CSV files with a 'question' column"
+    )
+    parser.add_argument("--question", action="append", default=[], help="a question (repeatable)")
+    parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
+    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help="weight of the dense leg")
+    parser.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help="chunks per question")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    questions = read_questions(args.questions, args.question)
+    if not questions:
+        raise SystemExit("no questions: give --questions CSV files or --question")
+    settings = IngestSettings()
+    embedder = Embedder(
+        settings.embedding_model,
+        settings.model_cache,
+        settings.device,
+        settings.dtype,
+        settings.embedding_batch_size,
+    )
+    documents = [document_chunks(path, settings) for path in pdf_paths(args.documents)]
+    with tempfile.TemporaryDirectory(prefix="vraagbaak-rag-prompts-") as folder:
+        index = build_index(documents, embedder, Path(folder))
+        try:
+            truncator = QuestionTruncator.for_model(settings.embedding_model, settings.model_cache)
+            retriever = Retriever(index, embedder, truncator, alpha=args.alpha, top_k=args.top_k)
+            lines = [json.dumps(item, ensure_ascii=False) for item in prompt_inputs(retriever, questions)]
+        finally:
+            index.close()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {len(lines)} prompt inputs from {len(documents)} documents to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

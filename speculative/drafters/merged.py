@@ -1,0 +1,50 @@
+"""Several drafters, one verified tree: the primary drafter's tree with the others' drafts merged in as a trie.
+
+This is how `eagle2+casd` works: EAGLE-2 drafts its dynamic tree, CASD's copied branches are inserted into it,
+reusing nodes where a branch starts with tokens EAGLE already drafted. Shared nodes belong to the primary drafter
+(it proposed them first); each node records its source, so the statistics can say which drafter contributed how
+many nodes and whose path was accepted.
+
+Budget: with `extras_share_budget` the whole tree stays within the step's budget and the extras are asked first,
+so their (few, often long) branches are not crowded out; the primary fills what is left. Without it the extras'
+nodes come on top of the budget, at most `extra_max_nodes` each (the paper's setup: CASD adds ≤ 20 nodes).
+"""
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from speculative.drafters.base import DraftContext, Drafter
+from speculative.engine.tree import DraftTree
+from speculative.engine.verify import VerificationResult
+
+
+class MergedDrafter(Drafter):
+    """Merges the trees of `extras` into the tree of `primary`."""
+
+    def __init__(
+        self, primary: Drafter, extras: Sequence[Drafter], extras_share_budget: bool, extra_max_nodes: int
+    ) -> None:
+        if not extras:
+            raise ValueError("a merged drafter needs at least one extra drafter")
+        self.primary = primary
+        self.extras = tuple(extras)
+        self.extras_share_budget = extras_share_budget
+        self.extra_max_nodes = extra_max_nodes
+        self.name = "+".join(drafter.name for drafter in (primary, *self.extras))
+
+    def propose(self, context: DraftContext) -> DraftTree:
+        extra_budget = context.max_nodes if self.extras_share_budget else self.extra_max_nodes
+        extra_trees = [extra.propose(replace(context, max_nodes=extra_budget)) for extra in self.extras]
+        extra_nodes = sum(tree.num_drafted for tree in extra_trees)
+        primary_budget = (
+            max(0, context.max_nodes - extra_nodes) if self.extras_share_budget else context.max_nodes
+        )
+        merged = self.primary.propose(replace(context, max_nodes=primary_budget))
+        merged.max_nodes = context.max_nodes if self.extras_share_budget else merged.num_drafted + extra_nodes
+        for tree in extra_trees:
+            merged.merge(tree)
+        return merged
+
+    def observe(self, result: VerificationResult) -> None:
+        for drafter in (self.primary, *self.extras):
+            drafter.observe(result)

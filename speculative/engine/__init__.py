@@ -1,0 +1,1 @@
+"""Speculative decoding engine: the target model runner, draft trees, verification and the generation loop."""

@@ -1,0 +1,51 @@
+"""Additive 4D attention masks for a tree forward, one per attention layer type.
+
+transformers passes a 4D float mask through to the attention kernel unchanged, so tree attention needs no forked
+modeling code: each tree row sees the committed prefix and its own ancestors. A float mask (0 visible, the
+dtype's minimum hidden) is required: a bool mask is silently wrong under `eager`. Models whose layers differ
+(Gemma 3: sliding-window and full layers) take a dict keyed by layer type; the window applies by position,
+a key being visible iff `query position − key position < window`.
+"""
+
+from collections.abc import Mapping
+
+import torch
+
+LayerMask = torch.Tensor | dict[str, torch.Tensor]
+
+
+def visible_keys(
+    past_length: int, ancestors: torch.Tensor, positions: torch.Tensor, window: int | None
+) -> torch.Tensor:
+    """Bool `[rows, past_length + rows]`: which keys each tree row may attend to."""
+    rows = ancestors.shape[0]
+    prefix = torch.ones(rows, past_length, dtype=torch.bool, device=ancestors.device)
+    visible = torch.cat([prefix, ancestors], dim=1)
+    if window is not None:
+        key_positions = torch.cat([torch.arange(past_length, device=positions.device), positions])
+        visible &= (positions[:, None] - key_positions[None, :]) < window
+    return visible
+
+
+def additive_mask(visible: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Float `[1, 1, rows, keys]` in the model's dtype: 0 where visible, the dtype's minimum elsewhere."""
+    mask = torch.zeros(visible.shape, dtype=dtype, device=visible.device)
+    mask.masked_fill_(~visible, torch.finfo(dtype).min)
+    return mask[None, None]
+
+
+def tree_attention_mask(
+    past_length: int,
+    ancestors: torch.Tensor,
+    positions: torch.Tensor,
+    layer_windows: Mapping[str, int | None],
+    dtype: torch.dtype,
+) -> LayerMask:
+    """The mask argument for a tree forward: one tensor, or a dict when the model has several layer types."""
+    masks = {
+        layer_type: additive_mask(visible_keys(past_length, ancestors, positions, window), dtype)
+        for layer_type, window in layer_windows.items()
+    }
+    if len(masks) == 1:
+        return next(iter(masks.values()))
+    return masks

@@ -1,0 +1,129 @@
+"""Fixtures of the engine tests: tiny random models built in-process, real models from the offline cache.
+
+Everything runs in fp32 on the CPU, where greedy speculative decoding must equal `generate()` token for token.
+"""
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import cast
+
+import pytest
+import torch
+from transformers import (
+    AutoTokenizer,
+    Gemma3ForCausalLM,
+    Gemma3TextConfig,
+    LlamaConfig,
+    LlamaForCausalLM,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
+
+from speculative.engine.target import TargetModel
+from speculative.models import resolve_model
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SMOLLM2 = "HuggingFaceTB/SmolLM2-135M-Instruct"
+GEMMA3 = "google/gemma-3-270m"
+TINY_VOCAB = 49_152  # SmolLM2's vocabulary, so the tiny models can share its tokenizer
+
+ReferenceGreedy = Callable[[PreTrainedModel, Sequence[int], int, frozenset[int]], list[int]]
+
+
+def cached_model(name: str) -> str:
+    """The cache folder of `name`, or skip: these tests need the real weights, which `make models` provides."""
+    cache = Path(os.environ.get("MODEL_CACHE", REPO_ROOT / ".models"))
+    folder = resolve_model(name, cache)
+    if not Path(folder).is_dir():
+        pytest.skip(f"{name} is not in the model cache {cache}: run `make models`")
+    return folder
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread() -> Iterator[None]:
+    """One intra-op thread: the tiny forwards gain nothing from more, and spinning threads on a busy 2-core
+    machine made `generate()` up to 20× slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def smollm2_tokenizer() -> PreTrainedTokenizerBase:
+    return AutoTokenizer.from_pretrained(cached_model(SMOLLM2))
+
+
+def tiny_llama(seed: int, initializer_range: float = 0.3) -> LlamaForCausalLM:
+    """A 3M-parameter random Llama; a wide initialisation gives varied (not constant) greedy output."""
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=TINY_VOCAB,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+        initializer_range=initializer_range,
+    )
+    return LlamaForCausalLM(config).eval()
+
+
+def tiny_gemma3(seed: int, sliding_window: int = 16) -> Gemma3ForCausalLM:
+    """A random Gemma 3 with sliding-window and full layers and a window short enough for quick prompts."""
+    torch.manual_seed(seed)
+    config = Gemma3TextConfig(
+        vocab_size=TINY_VOCAB,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        head_dim=16,
+        sliding_window=sliding_window,
+        layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+        max_position_embeddings=2048,
+        initializer_range=0.3,
+    )
+    return Gemma3ForCausalLM(config).eval()
+
+
+@pytest.fixture(scope="session")
+def make_tiny_llama() -> Callable[[int, float], LlamaForCausalLM]:
+    return tiny_llama
+
+
+@pytest.fixture(scope="session")
+def make_tiny_gemma3() -> Callable[[int, int], Gemma3ForCausalLM]:
+    return tiny_gemma3
+
+
+@pytest.fixture(scope="module")
+def tiny_llama_target() -> TargetModel:
+    return TargetModel(tiny_llama(seed=0))
+
+
+def greedy_reference(
+    model: PreTrainedModel, prompt_ids: Sequence[int], max_new_tokens: int, stop_token_ids: frozenset[int]
+) -> list[int]:
+    """What plain transformers greedy decoding produces: the ids after the prompt, the stop token included."""
+    input_ids = torch.tensor([list(prompt_ids)], device=model.device)
+    generate = cast(Callable[..., torch.Tensor], model.generate)
+    with torch.inference_mode():
+        output = generate(
+            input_ids,
+            attention_mask=torch.ones_like(input_ids),
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            eos_token_id=sorted(stop_token_ids),
+            pad_token_id=0,
+        )
+    return [int(token) for token in output[0, len(prompt_ids) :]]
+
+
+@pytest.fixture(scope="session")
+def reference_greedy() -> ReferenceGreedy:
+    return greedy_reference
