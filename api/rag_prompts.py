@@ -2,7 +2,7 @@
 
 `python -m api.rag_prompts --documents DIR_OR_PDF… --questions CSV… [--question TEXT…] --out FILE.jsonl`
 ingests the PDFs into a temporary embedded index with ingestion's own pipeline (parse, clean, title, 800/160
-chunks, the configured embedder), asks every question through the chat's retriever (hybrid, α 0.7, top 3) and
+chunks, the configured embedder), asks every question through the chat's retriever (hybrid, α 0.7, top 3 unless configured) and
 writes one line per question: `{"id", "question", "chunks", "sources"}`. The chunks are the indexed text
 (`Titel: …\\nTekst: …`), which is what the chat sends the worker; the worker renders them into the prompt
 template (`python -m speculative.bench --prompts dutch-rag:FILE.jsonl`).
@@ -22,7 +22,7 @@ from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import chunk_records, parse_pdf
-from ingest.retrieval import DEFAULT_ALPHA, DEFAULT_TOP_K, QuestionTruncator, Retriever
+from ingest.retrieval import Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
@@ -102,8 +102,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--question", action="append", default=[], help="a question (repeatable)")
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
-    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help="weight of the dense leg")
-    parser.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help="chunks per question")
+    parser.add_argument("--alpha", type=float, help="weight of the dense leg (default: RETRIEVAL_ALPHA)")
+    parser.add_argument("--top-k", type=int, help="chunks per question (default: RETRIEVAL_TOP_K)")
     return parser.parse_args(argv)
 
 
@@ -113,19 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not questions:
         raise SystemExit("no questions: give --questions CSV files or --question")
     settings = IngestSettings()
-    embedder = Embedder(
-        settings.embedding_model,
-        settings.model_cache,
-        settings.device,
-        settings.dtype,
-        settings.embedding_batch_size,
-    )
+    overrides = {"retrieval_alpha": args.alpha, "retrieval_top_k": args.top_k}
+    settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    embedder = Embedder.from_settings(settings)
     documents = [document_chunks(path, settings) for path in pdf_paths(args.documents)]
     with tempfile.TemporaryDirectory(prefix="vraagbaak-rag-prompts-") as folder:
         index = build_index(documents, embedder, Path(folder))
         try:
-            truncator = QuestionTruncator.for_model(settings.embedding_model, settings.model_cache)
-            retriever = Retriever(index, embedder, truncator, alpha=args.alpha, top_k=args.top_k)
+            retriever = Retriever.from_settings(settings, index, embedder)
             lines = [json.dumps(item, ensure_ascii=False) for item in prompt_inputs(retriever, questions)]
         finally:
             index.close()

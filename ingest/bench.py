@@ -109,13 +109,7 @@ def embedding_ratio(pdfs: Sequence[Path], settings: IngestSettings) -> dict[str,
     texts = [
         record.text for path in pdfs for record in chunk_records(_parsed(path), DocumentTags(), 800, 160)
     ]
-    embedder = Embedder(
-        settings.embedding_model,
-        settings.model_cache,
-        settings.device,
-        settings.dtype,
-        settings.embedding_batch_size,
-    )
+    embedder = Embedder.from_settings(settings)
     model = SentenceTransformer(
         resolve_model(settings.embedding_model, settings.model_cache),
         device=settings.device,

@@ -9,6 +9,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Never
 
@@ -97,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run(settings: IngestSettings, arguments: argparse.Namespace) -> int:
     index = open_search_index(settings)
     try:
-        ingestion = Ingestion(settings, index, lambda: _embedder(settings), ProgressBars())
+        ingestion = Ingestion(settings, index, partial(Embedder.from_settings, settings), ProgressBars())
         summaries = ingestion.resume_interrupted()
         for summary in summaries:
             print(f"resumed interrupted job {summary.id}")
@@ -108,16 +109,6 @@ def _run(settings: IngestSettings, arguments: argparse.Namespace) -> int:
     for summary in summaries:
         _print_summary(summary)
     return FAILED_EXIT if any(summary.failed for summary in summaries) else 0
-
-
-def _embedder(settings: IngestSettings) -> Embedder:
-    return Embedder(
-        settings.embedding_model,
-        settings.model_cache,
-        settings.device,
-        settings.dtype,
-        settings.embedding_batch_size,
-    )
 
 
 def _print_summary(summary: jobs.JobSummary) -> None:

@@ -15,6 +15,7 @@ import torch
 from numpy.typing import NDArray
 from sentence_transformers import SentenceTransformer
 
+from ingest.settings import IngestSettings
 from speculative.models.cache import resolve_model
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,17 @@ class Embedder:
             device=device,
             model_kwargs={"dtype": _DTYPES[dtype]},
             local_files_only=True,
+        )
+
+    @classmethod
+    def from_settings(cls, settings: IngestSettings, model_name: str | None = None) -> "Embedder":
+        """The configured embedder (or `model_name`) with the settings' cache, device, dtype and batch size."""
+        return cls(
+            model_name or settings.embedding_model,
+            settings.model_cache,
+            settings.device,
+            settings.dtype,
+            settings.embedding_batch_size,
         )
 
     @cached_property

@@ -22,12 +22,11 @@ from numpy.typing import NDArray
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from ingest.search.types import LegScores, SearchFilter, SearchHit, SearchIndex
+from ingest.settings import DEFAULT_ALPHA, DEFAULT_TOP_K, IngestSettings
 from speculative.models.cache import resolve_model
 
 log = logging.getLogger(__name__)
 
-DEFAULT_ALPHA = 0.7
-DEFAULT_TOP_K = 3
 PROMPT_ALLOWANCE = 8  # tokens kept free for the query prompt (`query: ` is 3 for e5)
 
 
@@ -120,6 +119,20 @@ class Retriever:
         self.alpha = alpha
         self.top_k = top_k
         self.relevance_floor = relevance_floor
+
+    @classmethod
+    def from_settings(
+        cls, settings: IngestSettings, index: SearchIndex, embedder: QueryEmbedder
+    ) -> "Retriever":
+        """The retriever the chat uses: α, top k and relevance floor as the deployment configured them."""
+        return cls(
+            index,
+            embedder,
+            QuestionTruncator.for_model(settings.embedding_model, settings.model_cache),
+            alpha=settings.retrieval_alpha,
+            top_k=settings.retrieval_top_k,
+            relevance_floor=settings.relevance_floor,
+        )
 
     def retrieve(
         self, question: str, *, top_k: int | None = None, filters: SearchFilter | None = None

@@ -13,6 +13,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from ingest.database import check_database_url
 from speculative.settings import DeviceName, DTypeName
 
+DEFAULT_ALPHA = 0.7
+DEFAULT_TOP_K = 3
+
 
 class IngestSettings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -37,6 +40,22 @@ class IngestSettings(BaseSettings):
         "VraagbaakChunk", pattern=r"^[A-Z][_0-9A-Za-z]*$", description="Weaviate collection of the chunks."
     )
     max_pdf_mb: int = Field(200, ge=1, description="Larger files are refused (failed), not parsed.")
+    retrieval_alpha: float = Field(
+        DEFAULT_ALPHA,
+        ge=0.0,
+        le=1.0,
+        description="Weight of the dense leg in the hybrid query (0 = BM25 only).",
+    )
+    retrieval_top_k: int = Field(
+        DEFAULT_TOP_K, ge=1, le=50, description="Chunks the chat puts in the prompt (the source system's 3)."
+    )
+    relevance_floor: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="Fused score a chunk needs to reach the chat; 0 = off. Choose it from the evaluation "
+        "report's relevance-floor table on the hospital's own questions.",
+    )
 
     @field_validator("database_url")
     @classmethod

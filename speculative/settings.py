@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from speculative.rag_prompt import ANSWER_STOP_STRINGS
+
 DTypeName = Literal["float32", "bfloat16", "float16"]
 
 
@@ -52,9 +54,10 @@ class SpeculativeSettings(BaseSettings):
     )
     max_new_tokens: int = Field(512, ge=1, description="Default answer length cap of a request, in tokens.")
     stop_strings: list[str] = Field(
-        default_factory=lambda: ["[einde antwoord]"],
-        description="Generation stops when the answer text contains one of these (the prompt template's end "
-        "marker); the string itself is not returned. JSON list in the environment.",
+        default_factory=lambda: list(ANSWER_STOP_STRINGS),
+        description="Generation stops when the answer text contains one of these (the prompt template's markers: "
+        "its end, or a new block the model invents); the string itself is not returned. JSON list in the "
+        "environment.",
     )
     casd_query_tokens: int = Field(
         10,

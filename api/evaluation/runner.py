@@ -39,10 +39,7 @@ class Embedders:
 
     def get(self, name: str) -> Embedder:
         if name not in self._loaded:
-            settings = self._settings
-            self._loaded[name] = Embedder(
-                name, settings.model_cache, settings.device, settings.dtype, settings.embedding_batch_size
-            )
+            self._loaded[name] = Embedder.from_settings(self._settings, name)
         return self._loaded[name]
 
     def query_vectors(self, name: str, questions: Sequence[str]) -> NDArray[np.float32]:

@@ -77,6 +77,9 @@ def test_env_example_values_parse_as_production(monkeypatch: pytest.MonkeyPatch)
         ("DATABASE_URL", "not a url", "not a database URL"),
         ("WEAVIATE_URL", "weaviate:8080", "URL"),
         ("WORKER_PORT", "99999", "less than or equal to 65535"),
+        ("RETRIEVAL_ALPHA", "1.5", "less than or equal to 1"),
+        ("RETRIEVAL_TOP_K", "0", "greater than or equal to 1"),
+        ("RELEVANCE_FLOOR", "-0.1", "greater than or equal to 0"),
     ],
 )
 @pytest.mark.usefixtures("clean_environment")

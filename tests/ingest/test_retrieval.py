@@ -12,6 +12,7 @@ from ingest.embedding import Embedder
 from ingest.retrieval import EmptyQuestion, QuestionTruncator, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord, SearchFilter
+from ingest.settings import IngestSettings
 from speculative.models.provision import provision
 from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
 
@@ -186,3 +187,28 @@ def test_settings_outside_their_range_are_refused(
         Retriever(index, embedder, truncator, alpha=1.2)
     with pytest.raises(ValueError, match="top_k"):
         Retriever(index, embedder, truncator, top_k=0)
+
+
+def test_the_chat_retriever_takes_alpha_top_k_and_floor_from_the_deployment_settings(
+    index: EmbeddedIndex, embedder: Embedder, model_cache: Path
+) -> None:
+    settings = IngestSettings(  # type: ignore[call-arg]
+        _env_file=None,
+        embedding_model=ALL_MINILM_L6_V2,
+        model_cache=model_cache,
+        retrieval_alpha=0.0,
+        retrieval_top_k=2,
+        relevance_floor=0.25,
+    )
+
+    question = "How long may the tourniquet stay on?"
+    retriever = Retriever.from_settings(settings, index, embedder)
+    floorless = Retriever.from_settings(settings.model_copy(update={"relevance_floor": 0.0}), index, embedder)
+
+    assert (retriever.alpha, retriever.top_k, retriever.relevance_floor) == (0.0, 2, 0.25)
+    assert len(floorless.retrieve(question).chunks) == 2
+    chunks = retriever.retrieve(question).chunks
+    assert chunks[0].document_id == "blood-sampling"
+    assert all(chunk.dense is None and chunk.bm25 is not None for chunk in chunks)
+    assert all(chunk.score >= 0.25 for chunk in chunks)
+    assert min(chunk.score for chunk in floorless.retrieve(question).chunks) < 0.25
