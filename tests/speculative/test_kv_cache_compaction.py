@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from conftest import FP32_PATHS
 
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
@@ -39,8 +40,7 @@ def test_the_compacted_cache_continues_exactly_like_running_the_accepted_path(
     torch.testing.assert_close(
         _next_logits(tiny_llama_target, cache, 9),
         _next_logits(tiny_llama_target, direct, 9),
-        rtol=1e-5,
-        atol=1e-5,
+        **FP32_PATHS,
     )
 
 
@@ -73,8 +73,7 @@ def test_a_contiguous_accepted_prefix_is_kept_by_cropping_alone(tiny_llama_targe
     torch.testing.assert_close(
         _next_logits(tiny_llama_target, cache, 9),
         _next_logits(tiny_llama_target, direct, 9),
-        rtol=1e-5,
-        atol=1e-5,
+        **FP32_PATHS,
     )
 
 

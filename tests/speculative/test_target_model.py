@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from conftest import FP32_PATHS
 
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel, UnsupportedModelError
@@ -20,8 +21,8 @@ def test_prefill_gives_the_last_rows_logits_and_every_rows_final_features(
     output = tiny_llama_target.prefill(PROMPT, KVCache())
 
     assert output.logits.shape == (1, model.config.vocab_size)
-    torch.testing.assert_close(output.logits[0], plain.logits[0, -1], rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(output.hidden_states, plain.hidden_states[-1][0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(output.logits[0], plain.logits[0, -1], **FP32_PATHS)
+    torch.testing.assert_close(output.hidden_states, plain.hidden_states[-1][0], **FP32_PATHS)
 
 
 def test_a_chain_verified_as_a_tree_scores_like_running_it_in_the_prompt(
@@ -36,7 +37,7 @@ def test_a_chain_verified_as_a_tree_scores_like_running_it_in_the_prompt(
 
     verified = tiny_llama_target.verify(chain, cache)
 
-    torch.testing.assert_close(verified.logits, plain, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(verified.logits, plain, **FP32_PATHS)
     assert len(cache) == len(PROMPT)
 
 
@@ -54,7 +55,7 @@ def test_sibling_branches_do_not_see_each_other(tiny_llama_target: TargetModel) 
     both = tiny_llama_target.verify(tree, cache).logits
     single = tiny_llama_target.verify(only_b, alone).logits
 
-    torch.testing.assert_close(both[[0, 3, 4]], single, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(both[[0, 3, 4]], single, **FP32_PATHS)
 
 
 def test_prefill_needs_an_empty_cache(tiny_llama_target: TargetModel) -> None:
