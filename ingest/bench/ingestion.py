@@ -9,8 +9,6 @@ other work on a shared machine slows single runs unpredictably.
 
 import argparse
 import json
-import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -25,6 +23,7 @@ import torch
 from sentence_transformers import SentenceTransformer
 
 from ingest import schema
+from ingest.bench.common import command, machine, percentiles_ms, replace_section, timed
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
@@ -32,10 +31,11 @@ from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
-from ingest.synthetic import Vocabulary, long_pdf, synthetic_documents
+from ingest.synthetic import VectorSpace, Vocabulary, long_pdf, synthetic_documents
 from speculative.models.cache import resolve_model
 
 SECTION = "## Ingestion"
+DIMENSION = 384
 QUERIES = 200
 WARM_UP = 5
 DELETES = 100
@@ -98,12 +98,6 @@ def thousand_page_memory(path: Path) -> dict[str, Any]:
     return result
 
 
-def _timed(run: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
 def embedding_ratio(pdfs: Sequence[Path], settings: IngestSettings) -> dict[str, Any]:
     """End-to-end chunks/s of a job against the embedder's own `encode` on the same texts (best of ROUNDS)."""
     texts = [
@@ -139,9 +133,9 @@ def embedding_ratio(pdfs: Sequence[Path], settings: IngestSettings) -> dict[str,
 
     encode_s = pipeline_s = float("inf")
     for _ in range(ROUNDS):
-        encode_s = min(encode_s, _timed(encode))
+        encode_s = min(encode_s, timed(encode))
         with tempfile.TemporaryDirectory() as folder:
-            pipeline_s = min(pipeline_s, _timed(pipeline(Path(folder))))
+            pipeline_s = min(pipeline_s, timed(pipeline(Path(folder))))
     return {
         "model": settings.embedding_model,
         "device": settings.device,
@@ -155,23 +149,24 @@ def embedding_ratio(pdfs: Sequence[Path], settings: IngestSettings) -> dict[str,
 
 
 def index_costs(
-    size: int, vocabulary: Vocabulary, chunks_per_document: int, dimension: int
+    size: int, vocabulary: Vocabulary, chunks_per_document: int, space: VectorSpace
 ) -> dict[str, Any]:
     """Write `size` synthetic chunks document by document, then query and delete; all timings in ms."""
-    documents = list(synthetic_documents(vocabulary, size, chunks_per_document, dimension))
+    documents = list(synthetic_documents(vocabulary, space, size, chunks_per_document))
     rng = np.random.default_rng(1)
     with tempfile.TemporaryDirectory() as folder:
         index = EmbeddedIndex(Path(folder), "synthetic")
-        puts = [_timed(partial(index.put_document, records, vectors)) for records, vectors in documents]
-        queries = [(vocabulary.query(rng, 4), _unit(rng, dimension)) for _ in range(QUERIES + WARM_UP)]
+        puts = [timed(partial(index.put_document, records, vectors)) for records, vectors in documents]
+        texts = [vocabulary.query(rng, 4) for _ in range(QUERIES + WARM_UP)]
+        queries = list(zip(texts, space.vectors(rng, len(texts)), strict=True))
         search = [
-            _timed(partial(index.hybrid_search, text, vector, alpha=0.7, limit=3)) for text, vector in queries
+            timed(partial(index.hybrid_search, text, vector, alpha=0.7, limit=3)) for text, vector in queries
         ]
         victims = rng.choice(len(documents), size=min(DELETES, len(documents)), replace=False)
         deleted = [documents[victim][0][0].document_id for victim in victims]
-        deletes = [_timed(partial(index.delete_documents, [document_id])) for document_id in deleted]
+        deletes = [timed(partial(index.delete_documents, [document_id])) for document_id in deleted]
         after = [
-            _timed(partial(index.hybrid_search, text, vector, alpha=0.7, limit=3)) for text, vector in queries
+            timed(partial(index.hybrid_search, text, vector, alpha=0.7, limit=3)) for text, vector in queries
         ]
         disk = sum(path.stat().st_size for path in Path(folder).rglob("*") if path.is_file())
         segments = index.stats().details["segments"]
@@ -180,26 +175,12 @@ def index_costs(
         "documents": len(documents),
         "write_s": sum(puts),
         "chunks_per_s": size / sum(puts),
-        "put_ms": _percentiles(puts),
-        "query_ms": _percentiles(search[WARM_UP:]),
-        "delete_ms": _percentiles(deletes),
-        "query_after_deletes_ms": _percentiles(after[WARM_UP:]),
+        "put_ms": percentiles_ms(puts),
+        "query_ms": percentiles_ms(search[WARM_UP:]),
+        "delete_ms": percentiles_ms(deletes),
+        "query_after_deletes_ms": percentiles_ms(after[WARM_UP:]),
         "segments": segments,
         "disk_mb": disk / 1e6,
-    }
-
-
-def _unit(rng: np.random.Generator, dimension: int) -> np.ndarray:
-    vector = rng.normal(size=dimension).astype(np.float32)
-    return vector / np.linalg.norm(vector)
-
-
-def _percentiles(seconds: Sequence[float]) -> dict[str, float]:
-    values = np.array(seconds) * 1000
-    return {
-        "p50": float(np.percentile(values, 50)),
-        "p95": float(np.percentile(values, 95)),
-        "max": float(values.max()),
     }
 
 
@@ -265,21 +246,6 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def replace_section(path: Path, section: str) -> None:
-    """Put the section into the file, replacing an earlier version of it and nothing else."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    path.write_text(text, encoding="utf-8")
-
-
-def _machine() -> str:
-    return f"{len(os.sched_getaffinity(0))} CPU cores shared with other work, {time.strftime('%Y-%m-%d')}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ingest.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--pdf", type=Path, action="append", required=True, help="a real PDF (repeatable)")
@@ -293,8 +259,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     settings = IngestSettings()
     results: dict[str, Any] = {
-        "command": "python -m ingest.bench " + " ".join(argv or sys.argv[1:]),
-        "machine": _machine(),
+        "command": command("ingest.bench", argv),
+        "machine": machine(),
     }
     with tempfile.TemporaryDirectory() as folder:
         handbook = long_pdf(Path(folder) / "handboek-1000-paginas.pdf", 1000)
@@ -304,7 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["embedding"] = embedding_ratio(arguments.pdf, settings)
     vocabulary = Vocabulary.from_text(" ".join(_parsed(path).text.text for path in arguments.pdf))
     sizes = [int(size) for size in arguments.sizes.split(",") if size]
-    results["index"] = [index_costs(size, vocabulary, arguments.chunks_per_document, 384) for size in sizes]
+    space = VectorSpace(DIMENSION)
+    results["index"] = [index_costs(size, vocabulary, arguments.chunks_per_document, space) for size in sizes]
     section = markdown(results)
     print(section)
     if arguments.json:
@@ -312,7 +279,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments.markdown:
         replace_section(arguments.markdown, section)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
