@@ -48,6 +48,7 @@ def _environment(settings: IngestSettings) -> dict[str, str]:
         EMBEDDING_MODEL=settings.embedding_model,
         MODEL_CACHE=str(settings.model_cache),
         HF_HUB_OFFLINE="1",
+        EMBEDDING_BATCH_SIZE="1",  # one file per embedding group: the kill lands before the last file is done
     )
     return environment
 
