@@ -2,7 +2,8 @@
 
 `run` first finishes jobs a killed process left behind, then ingests the given files and folders with a
 progress bar over files and one over the current file's chunks, and ends with a summary that lists every
-failed file with its reason; the exit status is 1 when any file failed.
+failed file with its reason; the exit status is 1 when any file failed. With `--prune` it then removes from
+search every document whose file is gone from one of the given folders, and names them.
 """
 
 import argparse
@@ -19,6 +20,7 @@ from ingest import jobs, schema
 from ingest.documents import consistency, delete_document, find_document, list_documents
 from ingest.embedding import Embedder
 from ingest.models import FileStatus
+from ingest.pruning import Pruning
 from ingest.runner import Ingestion
 from ingest.search.backends import open_search_index
 from ingest.settings import IngestSettings
@@ -81,6 +83,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "paths", nargs="*", type=Path, metavar="PATH", help="PDF files or folders (searched recursively)"
     )
+    run.add_argument(
+        "--prune",
+        action="store_true",
+        help="afterwards remove from search every document whose file is gone from one of the given folders "
+        "(withdrawn procedures); a folder that is missing or holds no PDF prunes nothing, a file never prunes",
+    )
     run.set_defaults(handler=_run)
     status = commands.add_parser("status", help="recent jobs, or one job's files")
     status.add_argument("job", nargs="?", type=int, metavar="JOB")
@@ -96,7 +104,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(settings: IngestSettings, arguments: argparse.Namespace) -> int:
+    if arguments.prune and not arguments.paths:
+        print("--prune needs the folders to prune", file=sys.stderr)
+        return 2
     index = open_search_index(settings)
+    pruning: Pruning | None = None
     try:
         ingestion = Ingestion(settings, index, partial(Embedder.from_settings, settings), ProgressBars())
         summaries = ingestion.resume_interrupted()
@@ -104,10 +116,14 @@ def _run(settings: IngestSettings, arguments: argparse.Namespace) -> int:
             print(f"resumed interrupted job {summary.id}")
         if arguments.paths:
             summaries.append(ingestion.ingest(arguments.paths))
+        if arguments.prune:
+            pruning = ingestion.prune(summaries[-1])
     finally:
         index.close()
     for summary in summaries:
         _print_summary(summary)
+    if pruning is not None:
+        _print_pruning(pruning)
     return FAILED_EXIT if any(summary.failed for summary in summaries) else 0
 
 
@@ -119,6 +135,14 @@ def _print_summary(summary: jobs.JobSummary) -> None:
 
 
 _REPORTED = (FileStatus.indexed, FileStatus.skipped, FileStatus.failed)
+
+
+def _print_pruning(pruning: Pruning) -> None:
+    print(f"  {len(pruning.withdrawn)} withdrawn (file gone from its folder, removed from search)")
+    for document in pruning.withdrawn:
+        print(f"  WITHDRAWN {document.title} ({document.source_path})")
+    for refusal in pruning.refused:
+        print(f"  NOT PRUNED {refusal.path}: {refusal.reason}")
 
 
 def _status(settings: IngestSettings, arguments: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from ingest.database import session_scope
 from ingest.models import FINAL_FILE_STATUSES, FileStatus, Job, JobFile, JobStatus
@@ -192,6 +192,24 @@ def set_file_status(
             update(JobFile).where(JobFile.id == file_id).values(**values).returning(JobFile.job_id)
         ).scalar_one()
         session.execute(update(Job).where(Job.id == job_id).values(heartbeat_at=datetime.now(UTC)))
+
+
+def record_withdrawn(database_url: str, job_id: int, path: str, document_id: str, message: str) -> None:
+    """Add to a job the file whose document it pruned, so the admin sees later what left search and when."""
+    with session_scope(database_url) as session:
+        last = session.scalar(select(func.max(JobFile.position)).where(JobFile.job_id == job_id))
+        session.add(
+            JobFile(
+                job_id=job_id,
+                position=0 if last is None else last + 1,
+                path=path,
+                status=FileStatus.withdrawn,
+                message=message,
+                document_id=document_id,
+                chunks_total=0,
+                chunks_done=0,
+            )
+        )
 
 
 def finish(database_url: str, job_id: int) -> None:

@@ -2,7 +2,8 @@
 
 A document is identified by the sha256 of its bytes; its chunks live in the search index, not here. A job
 keeps one row per file with that file's status, so a killed job can resume where it stopped and an admin can
-see per file what happened.
+see per file what happened; a document a pruning job removed because its file left the folder gets a
+`withdrawn` row there too.
 """
 
 from datetime import UTC, datetime
@@ -42,9 +43,12 @@ class FileStatus(StrEnum):
     indexed = "indexed"
     skipped = "skipped"
     failed = "failed"
+    withdrawn = "withdrawn"
 
 
-FINAL_FILE_STATUSES = frozenset({FileStatus.indexed, FileStatus.skipped, FileStatus.failed})
+FINAL_FILE_STATUSES = frozenset(
+    {FileStatus.indexed, FileStatus.skipped, FileStatus.failed, FileStatus.withdrawn}
+)
 
 
 def _one_of(column: str, values: type[StrEnum]) -> str:

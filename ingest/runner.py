@@ -22,7 +22,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ingest import jobs
+from ingest import jobs, pruning
 from ingest.documents import document_at, document_by_id, record_document
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags, document_tags
@@ -114,6 +114,11 @@ class Ingestion:
     def ingest(self, paths: Sequence[Path]) -> jobs.JobSummary:
         """Create a job over these files and folders and run it to the end."""
         return self.run(jobs.create_job(self.settings.database_url, paths))
+
+    def prune(self, job: jobs.JobSummary) -> pruning.Pruning:
+        """After a job over folders: remove the documents whose file left them (withdrawn procedures; see
+        `pruning.py` for what is never pruned)."""
+        return pruning.prune(self.settings.database_url, self.index, job)
 
     def resume_interrupted(self) -> list[jobs.JobSummary]:
         """Finish every job a killed process left behind, oldest first."""
