@@ -4,7 +4,7 @@ Each helper draws text the way real documents do (running headers and footers, w
 invisible OCR-style text, link text drawn after its line) so the tests exercise pypdf on actual files.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from reportlab.lib.pagesizes import A4
@@ -134,6 +134,57 @@ def long_pdf(path: Path, pages: int, lines_per_page: int = 3) -> Path:
             y -= LINE
         canvas.setFont("Helvetica", 8)
         canvas.drawString(LEFT, 30, f"Pagina {number} van {pages}")
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
+Step = tuple[str, str]
+"""One drawing step of `form_pdf`: ("text", line), ("invisible", line) in render mode 3 (left set, as a
+careless producer does), ("white", line) white on white (left set too), ("form", name) draws a form with `Do`,
+("invisible form", name) / ("white form", name) draws it between q/Q in a state that hides text."""
+
+
+def form_pdf(path: Path, forms: Mapping[str, Sequence[Step]], pages: Sequence[Sequence[Step]]) -> Path:
+    """Form XObjects (what stamps, watermarks and some producers' whole pages are) and pages drawing them.
+
+    Forms are defined in order, so a form can draw the ones before it, and itself.
+    """
+    canvas = _canvas(path, "Formulieren")
+    y = HEIGHT - 60
+
+    def draw(steps: Sequence[Step]) -> None:
+        nonlocal y
+        canvas.setFont("Helvetica", 11)
+        for how, what in steps:
+            if how in ("text", "invisible", "white"):
+                text = canvas.beginText(LEFT, y)
+                if how == "invisible":
+                    text.setTextRenderMode(3)
+                if how == "white":
+                    canvas.setFillColorRGB(1, 1, 1)
+                text.textLine(what)
+                canvas.drawText(text)
+                y -= LINE
+            elif how == "form":
+                canvas.doForm(what)
+            else:
+                canvas.saveState()
+                if how == "invisible form":
+                    hiding = canvas.beginText()
+                    hiding.setTextRenderMode(3)
+                    canvas.drawText(hiding)
+                else:
+                    canvas.setFillColorRGB(1, 1, 1)
+                canvas.doForm(what)
+                canvas.restoreState()
+
+    for name, steps in forms.items():
+        canvas.beginForm(name)
+        draw(steps)
+        canvas.endForm()
+    for steps in pages:
+        draw(steps)
         canvas.showPage()
     canvas.save()
     return path
