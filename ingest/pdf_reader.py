@@ -138,9 +138,11 @@ def page_texts(pdf: PdfFile) -> Iterator[str]:
 
 
 def _layout_text(page: PageObject, number: int) -> str:
-    """Layout mode is marked experimental in pypdf: a page it cannot handle falls back to plain mode."""
+    """Layout mode is marked experimental in pypdf: a page it cannot handle falls back to plain mode, and so does
+    a page where it finds nothing, since it ignores form XObjects, where some producers put a page's whole text."""
     try:
-        return page.extract_text(extraction_mode="layout")
+        text = page.extract_text(extraction_mode="layout")
     except _PAGE_ERRORS as error:
         log.warning("page %d: layout extraction failed (%s); using plain extraction", number, error)
         return page.extract_text()
+    return text if text.strip() else page.extract_text()

@@ -170,3 +170,14 @@ def test_when_layout_mode_fails_the_fallback_gets_no_hidden_form_text(
 
     assert "Tekst van de pagina" in text and "Gecontroleerd document" in text
     assert "ONZICHTBAAR" not in text
+
+
+def test_a_page_whose_whole_text_lies_in_a_form_is_read_without_its_hidden_text(tmp_path: Path) -> None:
+    forms = {"pagina": [("text", "Verwissel het verband dagelijks."), ("invisible", "ONZICHTBAAR trefwoord")]}
+    pdf = form_pdf(tmp_path / "a.pdf", forms, [[("form", "pagina")]])
+
+    with open_pdf(pdf, 10_000_000) as opened:
+        [text] = list(page_texts(opened))
+
+    assert "Verwissel het verband dagelijks." in text
+    assert "ONZICHTBAAR" not in text
