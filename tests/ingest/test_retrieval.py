@@ -1,7 +1,6 @@
 """The chat's retriever over a real embedded index with a real embedder (all-MiniLM-L6-v2, English)."""
 
 import logging
-import os
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,8 @@ from ingest.retrieval import EmptyQuestion, QuestionTruncator, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord, SearchFilter
 from ingest.settings import IngestSettings
-from speculative.models.provision import provision
-from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
+from speculative.models.registry import ALL_MINILM_L6_V2
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = {
     "pump-children": (
         "Insulin pump in children",
@@ -45,19 +42,7 @@ DOCUMENTS = {
 
 
 @pytest.fixture(scope="module")
-def model_cache() -> Path:
-    cache = Path(os.environ.get("MODEL_CACHE", REPO_ROOT / ".models")).resolve()
-    provision([REGISTRY[ALL_MINILM_L6_V2]], cache)
-    return cache
-
-
-@pytest.fixture(scope="module")
-def embedder(model_cache: Path) -> Embedder:
-    return Embedder(ALL_MINILM_L6_V2, model_cache)
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> EmbeddedIndex:
+def index(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> EmbeddedIndex:
     index = EmbeddedIndex(tmp_path_factory.mktemp("index"))
     for document_id, (title, audiences, text) in DOCUMENTS.items():
         chunks = split_into_chunks(single_page(text), size=100, overlap=20)
@@ -77,7 +62,7 @@ def index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Embed
             )
             for chunk in chunks
         ]
-        index.put_document(records, embedder.embed_passages([record.text for record in records]))
+        index.put_document(records, minilm.embed_passages([record.text for record in records]))
     return index
 
 
@@ -87,8 +72,8 @@ def truncator(model_cache: Path) -> QuestionTruncator:
 
 
 @pytest.fixture
-def retriever(index: EmbeddedIndex, embedder: Embedder, truncator: QuestionTruncator) -> Retriever:
-    return Retriever(index, embedder, truncator)
+def retriever(index: EmbeddedIndex, minilm: Embedder, truncator: QuestionTruncator) -> Retriever:
+    return Retriever(index, minilm, truncator)
 
 
 def test_the_top_three_chunks_come_with_fused_and_per_leg_scores_and_where_they_lie(
@@ -135,11 +120,11 @@ def test_an_audience_filter_gives_the_version_for_the_patient_group(retriever: R
 
 
 def test_below_the_relevance_floor_nothing_is_found(
-    index: EmbeddedIndex, embedder: Embedder, truncator: QuestionTruncator
+    index: EmbeddedIndex, minilm: Embedder, truncator: QuestionTruncator
 ) -> None:
     question = "What is the target INR for a mechanical heart valve?"
-    strict = Retriever(index, embedder, truncator, relevance_floor=1.01)
-    lenient = Retriever(index, embedder, truncator, relevance_floor=0.0)
+    strict = Retriever(index, minilm, truncator, relevance_floor=1.01)
+    lenient = Retriever(index, minilm, truncator, relevance_floor=0.0)
 
     assert not strict.retrieve(question).found
     assert strict.retrieve(question).chunks == ()
@@ -169,28 +154,28 @@ def test_a_ten_thousand_character_question_is_cut_to_the_embedder_maximum_with_a
 
 
 def test_searching_with_a_precomputed_vector_gives_what_retrieve_gives(
-    retriever: Retriever, embedder: Embedder
+    retriever: Retriever, minilm: Embedder
 ) -> None:
     question = "Gloves instead of hand hygiene?"
     text, truncated = retriever.prepare(question)
 
-    with_vector = retriever.search(text, embedder.embed_query(text), truncated)
+    with_vector = retriever.search(text, minilm.embed_query(text), truncated)
 
     assert with_vector == retriever.retrieve(question)
     assert with_vector.chunks[0].document_id == "hand-hygiene"
 
 
 def test_settings_outside_their_range_are_refused(
-    index: EmbeddedIndex, embedder: Embedder, truncator: QuestionTruncator
+    index: EmbeddedIndex, minilm: Embedder, truncator: QuestionTruncator
 ) -> None:
     with pytest.raises(ValueError, match="alpha"):
-        Retriever(index, embedder, truncator, alpha=1.2)
+        Retriever(index, minilm, truncator, alpha=1.2)
     with pytest.raises(ValueError, match="top_k"):
-        Retriever(index, embedder, truncator, top_k=0)
+        Retriever(index, minilm, truncator, top_k=0)
 
 
 def test_the_chat_retriever_takes_alpha_top_k_and_floor_from_the_deployment_settings(
-    index: EmbeddedIndex, embedder: Embedder, model_cache: Path
+    index: EmbeddedIndex, minilm: Embedder, model_cache: Path
 ) -> None:
     settings = IngestSettings(  # type: ignore[call-arg]
         _env_file=None,
@@ -202,8 +187,8 @@ def test_the_chat_retriever_takes_alpha_top_k_and_floor_from_the_deployment_sett
     )
 
     question = "How long may the tourniquet stay on?"
-    retriever = Retriever.from_settings(settings, index, embedder)
-    floorless = Retriever.from_settings(settings.model_copy(update={"relevance_floor": 0.0}), index, embedder)
+    retriever = Retriever.from_settings(settings, index, minilm)
+    floorless = Retriever.from_settings(settings.model_copy(update={"relevance_floor": 0.0}), index, minilm)
 
     assert (retriever.alpha, retriever.top_k, retriever.relevance_floor) == (0.0, 2, 0.25)
     assert len(floorless.retrieve(question).chunks) == 2
