@@ -18,7 +18,7 @@ from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.models import FileStatus, Job, JobStatus
 from ingest.pdf_reader import open_pdf
-from ingest.pipeline import chunk_records, parse_pdf
+from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
@@ -102,21 +102,31 @@ def _dead_owner() -> str:
     return f"{socket.gethostname()}:{probe.pid}"
 
 
-def test_a_crash_between_indexing_and_recording_is_finished_without_embedding_again(
-    ingest_settings: IngestSettings, index: EmbeddedIndex, minilm: Embedder, tmp_path: Path
-) -> None:
-    pdf = text_pdf(tmp_path / "koorts.pdf", [["Koorts bij kinderen: geef paracetamol."]], title="Koorts")
-    job_id = jobs.create_job(ingest_settings.database_url, [pdf])
-    ((file_id, _),) = jobs.pending_files(ingest_settings.database_url, job_id)
+def _crash_after_indexing(
+    settings: IngestSettings, index: EmbeddedIndex, minilm: Embedder, pdf: Path, *, recorded: bool
+) -> tuple[ParsedDocument, int]:
+    """What a job killed right after indexing `pdf` leaves behind: its chunks searchable, its file still marked
+    embedding, its owner dead; with `recorded`, the job had also written the document's row. Returns the parsed
+    document and its chunk count."""
+    job_id = jobs.create_job(settings.database_url, [pdf])
+    ((file_id, _),) = jobs.pending_files(settings.database_url, job_id)
     with open_pdf(pdf, 10**8) as opened:
         parsed = parse_pdf(opened)
     records = chunk_records(parsed, DocumentTags(), 800, 160)
     index.put_document(records, minilm.embed_passages([r.text for r in records]))
-    jobs.set_file_status(
-        ingest_settings.database_url, file_id, FileStatus.embedding, document_id=parsed.sha256
-    )
-    with session_scope(ingest_settings.database_url) as session:
+    if recorded:
+        record_document(settings.database_url, parsed, len(records), (), (), (), job_id)
+    jobs.set_file_status(settings.database_url, file_id, FileStatus.embedding, document_id=parsed.sha256)
+    with session_scope(settings.database_url) as session:
         session.execute(update(Job).where(Job.id == job_id).values(owner=_dead_owner()))
+    return parsed, len(records)
+
+
+def test_a_crash_between_indexing_and_recording_is_finished_without_embedding_again(
+    ingest_settings: IngestSettings, index: EmbeddedIndex, minilm: Embedder, tmp_path: Path
+) -> None:
+    pdf = text_pdf(tmp_path / "koorts.pdf", [["Koorts bij kinderen: geef paracetamol."]], title="Koorts")
+    parsed, chunk_count = _crash_after_indexing(ingest_settings, index, minilm, pdf, recorded=False)
 
     def must_not_embed() -> Embedder:
         raise AssertionError("the chunks were already in the index: embedding them again is wasted work")
@@ -125,25 +135,14 @@ def test_a_crash_between_indexing_and_recording_is_finished_without_embedding_ag
 
     assert [file.status for file in resumed.files] == [FileStatus.indexed]
     assert [d.id for d in list_documents(ingest_settings.database_url)] == [parsed.sha256]
-    assert len(index.chunks(parsed.sha256)) == len(records)
+    assert len(index.chunks(parsed.sha256)) == chunk_count
 
 
 def test_a_crash_after_recording_but_before_the_status_counts_the_file_as_indexed(
     ingest_settings: IngestSettings, index: EmbeddedIndex, minilm: Embedder, tmp_path: Path
 ) -> None:
     pdf = text_pdf(tmp_path / "sepsis.pdf", [["Sepsis: start binnen het uur antibiotica."]], title="Sepsis")
-    job_id = jobs.create_job(ingest_settings.database_url, [pdf])
-    ((file_id, _),) = jobs.pending_files(ingest_settings.database_url, job_id)
-    with open_pdf(pdf, 10**8) as opened:
-        parsed = parse_pdf(opened)
-    records = chunk_records(parsed, DocumentTags(), 800, 160)
-    index.put_document(records, minilm.embed_passages([r.text for r in records]))
-    record_document(ingest_settings.database_url, parsed, len(records), (), (), (), job_id)
-    jobs.set_file_status(
-        ingest_settings.database_url, file_id, FileStatus.embedding, document_id=parsed.sha256
-    )
-    with session_scope(ingest_settings.database_url) as session:
-        session.execute(update(Job).where(Job.id == job_id).values(owner=_dead_owner()))
+    parsed, _ = _crash_after_indexing(ingest_settings, index, minilm, pdf, recorded=True)
 
     (resumed,) = Ingestion(ingest_settings, index, lambda: minilm).resume_interrupted()
 
