@@ -1,11 +1,14 @@
-"""Dutch RAG prompt inputs for the generation benchmark, retrieved exactly as the chat retrieves them.
+"""Rendered RAG requests for the generation benchmarks, built exactly as the chat builds them for the worker.
 
 `python -m api.rag_prompts --documents DIR_OR_PDF… --questions CSV… [--question TEXT…] --out FILE.jsonl`
 ingests the PDFs into a temporary embedded index with ingestion's own pipeline (parse, clean, title, 800/160
-chunks, the configured embedder), asks every question through the chat's retriever (hybrid, α 0.7, top 3 unless configured) and
-writes one line per question: `{"id", "question", "chunks", "sources"}`. The chunks are the indexed text
-(`Titel: …\\nTekst: …`), which is what the chat sends the worker; the worker renders them into the prompt
-template (`python -m speculative.bench --prompts dutch-rag:FILE.jsonl`).
+chunks, the configured embedder), asks every question through the chat's retriever (hybrid, α 0.7, top 3 unless
+configured) and writes one worker request per question (docs/worker.md): `{"id", "category", "question", "prompt",
+"context", "stop", "sources"}`. `context` holds the chunks as indexed (`Titel: …\\nTekst: …`), `prompt` is the
+product's template around them (api/prompting.py), `stop` its markers.
+`python -m api.rag_prompts --squad xquad.en.json --out FILE.jsonl` renders SQuAD as RAG instead: the first question
+of each of the first 80 paragraphs, its paragraph as the only chunk (an English control set).
+Benchmarks read either file: `python -m speculative.bench --prompts rag:FILE.jsonl`.
 """
 
 import argparse
@@ -17,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from api.prompting import ANSWER_STOP_STRINGS, DEFAULT_HOSPITAL, build_rag_prompt
 from ingest.chunking import indexed_text
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
@@ -26,6 +30,8 @@ from ingest.retrieval import Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
+
+SQUAD_RAG_QUESTIONS = 80
 
 
 def pdf_paths(locations: Sequence[Path]) -> list[Path]:
@@ -70,14 +76,26 @@ def build_index(documents: Sequence[list[ChunkRecord]], embedder: Embedder, fold
     return index
 
 
+def rendered_request(
+    request_id: str, category: str, question: str, chunks: Sequence[str], hospital: str = DEFAULT_HOSPITAL
+) -> dict[str, Any]:
+    """One worker request as the chat sends it: the rendered prompt, its chunks as CASD's context, its stops."""
+    return {
+        "id": request_id,
+        "category": category,
+        "question": question,
+        "prompt": build_rag_prompt(question, chunks, hospital),
+        "context": list(chunks),
+        "stop": list(ANSWER_STOP_STRINGS),
+    }
+
+
 def prompt_inputs(retriever: Retriever, questions: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """One benchmark input per question: its top chunks as the chat would send them, and where they came from."""
+    """One request per question: its top chunks as the chat would send them, and where they came from."""
     for number, question in enumerate(questions, start=1):
         retrieval = retriever.retrieve(question)
-        yield {
-            "id": f"dutch-rag-{number}",
-            "question": question,
-            "chunks": [indexed_text(chunk.title, chunk.text) for chunk in retrieval.chunks],
+        chunks = [indexed_text(chunk.title, chunk.text) for chunk in retrieval.chunks]
+        yield rendered_request(f"dutch-rag-{number}", "dutch_rag", question, chunks) | {
             "sources": [
                 {
                     "title": chunk.title,
@@ -89,14 +107,31 @@ def prompt_inputs(retriever: Retriever, questions: Sequence[str]) -> Iterator[di
         }
 
 
+def squad_requests(path: Path, count: int = SQUAD_RAG_QUESTIONS) -> list[dict[str, Any]]:
+    """SQuAD as RAG: the first question of each of the first `count` paragraphs, its paragraph the only chunk."""
+    try:
+        squad = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise SystemExit(f"cannot read the SQuAD file {path}: {error}") from error
+    if not isinstance(squad, dict) or not isinstance(squad.get("data"), list):
+        raise SystemExit(f"{path}: expected a SQuAD-format file with a top-level 'data' list")
+    paragraphs = (
+        paragraph for article in squad["data"] for paragraph in article["paragraphs"] if paragraph["qas"]
+    )
+    return [
+        rendered_request(f"squad-{p['qas'][0]['id']}", "squad_rag", p["qas"][0]["question"], [p["context"]])
+        for _, p in zip(range(count), paragraphs, strict=False)
+    ]
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m api.rag_prompts",
         description="Dutch RAG prompt inputs retrieved as the chat retrieves them.",
     )
-    parser.add_argument(
-        "--documents", type=Path, nargs="+", required=True, help="PDF files or folders of PDFs"
-    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--documents", type=Path, nargs="+", help="PDF files or folders of PDFs")
+    source.add_argument("--squad", type=Path, help="a SQuAD-format file (XQuAD) rendered as RAG instead")
     parser.add_argument(
         "--questions", type=Path, nargs="*", default=[], help="CSV files with a 'question' column"
     )
@@ -109,6 +144,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.squad is not None:
+        return write_lines(args.out, squad_requests(args.squad), f"SQuAD paragraphs of {args.squad}")
+    return retrieved_requests(args)
+
+
+def retrieved_requests(args: argparse.Namespace) -> int:
+    """Retrieve every question's chunks from a temporary index of the documents and write the requests."""
     questions = read_questions(args.questions, args.question)
     if not questions:
         raise SystemExit("no questions: give --questions CSV files or --question")
@@ -121,12 +163,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         index = build_index(documents, embedder, Path(folder))
         try:
             retriever = Retriever.from_settings(settings, index, embedder)
-            lines = [json.dumps(item, ensure_ascii=False) for item in prompt_inputs(retriever, questions)]
+            requests = list(prompt_inputs(retriever, questions))
         finally:
             index.close()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {len(lines)} prompt inputs from {len(documents)} documents to {args.out}", file=sys.stderr)
+    return write_lines(args.out, requests, f"{len(documents)} documents")
+
+
+def write_lines(out: Path, requests: Sequence[dict[str, Any]], origin: str) -> int:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in requests), encoding="utf-8"
+    )
+    print(f"wrote {len(requests)} rendered requests from {origin} to {out}", file=sys.stderr)
     return 0
 
 

@@ -1,7 +1,8 @@
-"""Benchmark prompt sets, read from their public files: Spec-Bench, SQuAD as RAG (XQuAD-en) and Dutch RAG.
+"""Benchmark prompt sets: Spec-Bench's public file, and rendered RAG requests (Dutch RAG, SQuAD as RAG).
 
-A set is named on the command line as `KIND:PATH[:CATEGORY]`. RAG sets are rendered with the product's own prompt
-template and end at its markers; Spec-Bench prompts are a user turn in the model's chat template, if it has one.
+A set is named on the command line as `KIND:PATH[:CATEGORY]`. RAG sets arrive rendered, one worker request per line
+(`{"id", "category", "prompt", "context", "stop"}`, written by `python -m api.rag_prompts`): the engine knows no
+prompt template. Spec-Bench prompts are a user turn in the model's chat template, if it has one.
 """
 
 import json
@@ -12,13 +13,10 @@ from typing import Any, TextIO
 
 from transformers import PreTrainedTokenizerBase
 
-from speculative.rag_prompt import ANSWER_STOP_STRINGS, build_rag_prompt
-
 MT_BENCH_CATEGORIES = frozenset(
     {"writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities"}
 )
 SPEC_BENCH_CATEGORIES = ("mt_bench", "translation", "summarization", "qa", "math_reasoning", "rag")
-SQUAD_RAG_QUESTIONS = 80
 
 
 class PromptSetError(ValueError):
@@ -27,28 +25,28 @@ class PromptSetError(ValueError):
 
 @dataclass(frozen=True)
 class BenchPrompt:
-    """One benchmark prompt: `text` is a user turn when `chat`, else the complete prompt to continue."""
+    """One benchmark prompt: `text` is a user turn when `chat`, else the complete prompt to continue.
+
+    `context` holds the passages CASD drafts from in the worker (None: the whole prompt).
+    """
 
     prompt_id: str
     category: str
     text: str
     chat: bool
     stop_strings: tuple[str, ...] = ()
+    context: tuple[str, ...] | None = None
 
 
 def load_prompt_set(spec: str) -> list[BenchPrompt]:
-    """The prompts of `spec`: `spec-bench:PATH[:CATEGORY]`, `squad-rag:PATH` or `dutch-rag:PATH`."""
+    """The prompts of `spec`: `spec-bench:PATH[:CATEGORY]` or `rag:PATH` (rendered requests)."""
     kind, _, location = spec.partition(":")
     if kind == "spec-bench":
         path, category = _split_category(location)
         return load_spec_bench(Path(path), category)
-    if kind == "squad-rag":
-        return load_squad_rag(Path(location))
-    if kind == "dutch-rag":
-        return load_dutch_rag(Path(location))
-    raise PromptSetError(
-        f"unknown prompt set {spec!r}; expected spec-bench:PATH[:CATEGORY], squad-rag:PATH or dutch-rag:PATH"
-    )
+    if kind == "rag":
+        return load_rendered_requests(Path(location))
+    raise PromptSetError(f"unknown prompt set {spec!r}; expected spec-bench:PATH[:CATEGORY] or rag:PATH")
 
 
 def _split_category(location: str) -> tuple[str, str | None]:
@@ -75,41 +73,31 @@ def load_spec_bench(path: Path, category: str | None = None) -> list[BenchPrompt
     return _non_empty(prompts, path)
 
 
-def load_squad_rag(path: Path, count: int = SQUAD_RAG_QUESTIONS) -> list[BenchPrompt]:
-    """SQuAD as RAG: the first question of each of the first `count` paragraphs, its paragraph as the only chunk."""
-    prompts = []
-    for paragraph in _squad_paragraphs(_read_json(path)):
-        question = paragraph["qas"][0]
-        prompts.append(
-            BenchPrompt(
-                f"squad-{question['id']}",
-                "squad_rag",
-                build_rag_prompt(question["question"], [paragraph["context"]]),
-                chat=False,
-                stop_strings=ANSWER_STOP_STRINGS,
-            )
-        )
-        if len(prompts) == count:
-            break
-    return _non_empty(prompts, path)
-
-
-def load_dutch_rag(path: Path) -> list[BenchPrompt]:
-    """Lines `{"question": …, "chunks": [...]}` (optionally `"id"`), rendered with the product's template."""
+def load_rendered_requests(path: Path) -> list[BenchPrompt]:
+    """Lines `{"prompt": str, "stop": [str], "context": [str] | null}` (optionally `"id"`, `"category"`)."""
     prompts = []
     for line_number, record in enumerate(_json_lines(path), start=1):
-        if not isinstance(record.get("question"), str) or not isinstance(record.get("chunks"), list):
-            raise PromptSetError(f'{path}:{line_number}: expected {{"question": str, "chunks": [str, ...]}}')
+        prompt, stop, context = record.get("prompt"), record.get("stop", []), record.get("context")
+        if not isinstance(prompt, str) or not _strings(stop) or not (context is None or _strings(context)):
+            raise PromptSetError(
+                f'{path}:{line_number}: expected {{"prompt": str, "stop": [str, ...], "context": [str, ...] | null}}'
+                " (a rendered request of python -m api.rag_prompts)"
+            )
         prompts.append(
             BenchPrompt(
-                str(record.get("id", f"dutch-{line_number}")),
-                "dutch_rag",
-                build_rag_prompt(record["question"], [str(chunk) for chunk in record["chunks"]]),
+                str(record.get("id", f"rag-{line_number}")),
+                str(record.get("category", "rag")),
+                prompt,
                 chat=False,
-                stop_strings=ANSWER_STOP_STRINGS,
+                stop_strings=tuple(stop),
+                context=None if context is None else tuple(context),
             )
         )
     return _non_empty(prompts, path)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def encode_prompt(tokenizer: PreTrainedTokenizerBase, prompt: BenchPrompt) -> list[int]:
@@ -121,13 +109,6 @@ def encode_prompt(tokenizer: PreTrainedTokenizerBase, prompt: BenchPrompt) -> li
     return list(tokenizer(prompt.text)["input_ids"])
 
 
-def _squad_paragraphs(squad: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    for article in squad["data"]:
-        for paragraph in article["paragraphs"]:
-            if paragraph["qas"]:
-                yield paragraph
-
-
 def _json_lines(path: Path) -> Iterator[dict[str, Any]]:
     with _open(path) as lines:
         for line_number, line in enumerate(lines, start=1):
@@ -136,14 +117,6 @@ def _json_lines(path: Path) -> Iterator[dict[str, Any]]:
                     yield json.loads(line)
                 except json.JSONDecodeError as error:
                     raise PromptSetError(f"{path}:{line_number}: not JSON: {error}") from error
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    with _open(path) as file:
-        data = json.load(file)
-    if not isinstance(data, dict) or "data" not in data:
-        raise PromptSetError(f"{path}: expected a SQuAD-format file with a top-level 'data' list")
-    return data
 
 
 def _open(path: Path) -> TextIO:

@@ -1,4 +1,4 @@
-"""When an answer ends: the model's stop token ids, stop strings, and the token limit.
+"""When an answer ends: the model's stop token ids, stop strings, a repetition loop, the token limit, a deadline.
 
 A speculative step accepts several tokens at once, so stopping is decided token by token inside the accepted
 chunk and everything after the stop is dropped. Stop strings are matched on the decoded text; text that could
@@ -6,7 +6,9 @@ still become a stop string is held back, so a stop string never reaches the stre
 """
 
 import enum
+from collections import deque
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from transformers import GenerationConfig, PretrainedConfig, PreTrainedTokenizerBase
 
@@ -18,6 +20,8 @@ class StopReason(enum.StrEnum):
     STOP_TOKEN = "stop_token"
     STOP_STRING = "stop_string"
     LENGTH = "length"
+    REPETITION = "repetition"
+    DEADLINE = "deadline"
 
 
 def _as_ids(value: int | Iterable[int] | None) -> set[int]:
@@ -77,3 +81,56 @@ class StopStringMatcher:
             if any(stop.startswith(tail) for stop in self._stop_strings):
                 return length
         return 0
+
+
+@dataclass(frozen=True)
+class RepetitionRule:
+    """An answer loops once at least `share` of its last `window` n-grams each repeat an earlier n-gram of it.
+
+    Fluent text, even one quoting a phrase twice, repeats few n-grams; a model stuck repeating a sentence repeats
+    nearly all of them, also when a number in the sentence changes from one round to the next. Only the answer
+    counts: copying the prompt is what a RAG answer should do. The worker stops answers with this rule and the
+    benchmark flags degenerate answers with it: one rule.
+    """
+
+    ngram: int = 4
+    window: int = 32
+    share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.ngram < 1 or self.window < 1 or not 0 < self.share <= 1:
+            raise ValueError(f"the repetition rule needs ngram ≥ 1, window ≥ 1 and 0 < share ≤ 1, got {self}")
+
+    def loop_end(self, token_ids: Sequence[int]) -> int | None:
+        """The number of tokens after which the rule fires (None: the answer does not loop)."""
+        guard = RepetitionGuard(self)
+        for count, token in enumerate(token_ids, start=1):
+            if guard.push(token):
+                return count
+        return None
+
+
+class RepetitionGuard:
+    """Applies a `RepetitionRule` token by token, in O(1) per token."""
+
+    def __init__(self, rule: RepetitionRule) -> None:
+        self._rule = rule
+        self._tokens: list[int] = []
+        self._seen: set[tuple[int, ...]] = set()
+        self._recent: deque[bool] = deque(maxlen=rule.window)
+        self._recent_repeats = 0
+
+    def push(self, token: int) -> bool:
+        """Add the answer's next token; True once the answer loops."""
+        self._tokens.append(token)
+        if len(self._tokens) < self._rule.ngram:
+            return False
+        ngram = tuple(self._tokens[-self._rule.ngram :])
+        if len(self._recent) == self._rule.window:
+            self._recent_repeats -= self._recent[0]
+        repeated = ngram in self._seen
+        self._recent.append(repeated)
+        self._recent_repeats += repeated
+        self._seen.add(ngram)
+        full = len(self._recent) == self._rule.window
+        return full and self._recent_repeats >= self._rule.share * self._rule.window

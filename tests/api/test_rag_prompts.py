@@ -3,9 +3,11 @@
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from api.prompting import ANSWER_STOP_STRINGS, build_rag_prompt
 from api.rag_prompts import main
 from speculative.models.provision import provision
 from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
@@ -52,12 +54,15 @@ def test_each_question_gets_its_top_chunks_in_the_indexed_format_with_their_sour
         "hoe lang mag de stuwband blijven zitten",
     ]
     for line in lines:
-        assert len(line["chunks"]) == len(line["sources"]) == 2
-        assert all(chunk.startswith("Titel: ") and "\nTekst: " in chunk for chunk in line["chunks"])
+        assert len(line["context"]) == len(line["sources"]) == 2
+        assert all(chunk.startswith("Titel: ") and "\nTekst: " in chunk for chunk in line["context"])
         assert all(
             chunk.startswith(f"Titel: {source['title']}\n")
-            for chunk, source in zip(line["chunks"], line["sources"], strict=True)
+            for chunk, source in zip(line["context"], line["sources"], strict=True)
         )
+        assert line["prompt"] == build_rag_prompt(line["question"], line["context"])
+        assert line["stop"] == list(ANSWER_STOP_STRINGS)
+        assert line["category"] == "dutch_rag"
     assert lines[0]["sources"][0]["title"] == "Handhygiëne en handalcohol"
     assert lines[1]["sources"][0]["title"] == "Veneuze bloedafname"
 
@@ -95,3 +100,46 @@ def test_a_csv_without_a_question_column_is_refused(tmp_path: Path) -> None:
                 str(tmp_path / "o"),
             ]
         )
+
+
+def test_squad_renders_each_paragraphs_first_question_with_the_paragraph_as_the_only_chunk(
+    tmp_path: Path,
+) -> None:
+    def paragraph(context: str, *questions: str) -> dict[str, Any]:
+        qas = [{"id": f"{context}-{i}", "question": q, "answers": []} for i, q in enumerate(questions)]
+        return {"context": context, "qas": qas}
+
+    squad = {
+        "version": "1.1",
+        "data": [
+            {
+                "title": "A",
+                "paragraphs": [paragraph("Alpha text.", "What is alpha?", "Second?"), paragraph("E.")],
+            },
+            {"title": "B", "paragraphs": [paragraph("Beta text.", "What is beta?")]},
+        ],
+    }
+    source = tmp_path / "xquad.en.json"
+    source.write_text(json.dumps(squad), encoding="utf-8")
+    out = tmp_path / "squad.jsonl"
+
+    assert main(["--squad", str(source), "--out", str(out)]) == 0
+
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [line["id"] for line in lines] == ["squad-Alpha text.-0", "squad-Beta text.-0"]
+    assert lines[1] == {
+        "id": "squad-Beta text.-0",
+        "category": "squad_rag",
+        "question": "What is beta?",
+        "prompt": build_rag_prompt("What is beta?", ["Beta text."]),
+        "context": ["Beta text."],
+        "stop": list(ANSWER_STOP_STRINGS),
+    }
+
+
+def test_a_file_that_is_not_squad_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "not-squad.json"
+    source.write_text('{"rows": []}', encoding="utf-8")
+
+    with pytest.raises(SystemExit, match="SQuAD-format"):
+        main(["--squad", str(source), "--out", str(tmp_path / "o.jsonl")])

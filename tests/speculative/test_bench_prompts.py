@@ -11,12 +11,10 @@ from speculative.bench.prompts import (
     BenchPrompt,
     PromptSetError,
     encode_prompt,
-    load_dutch_rag,
     load_prompt_set,
+    load_rendered_requests,
     load_spec_bench,
-    load_squad_rag,
 )
-from speculative.rag_prompt import ANSWER_STOP_STRINGS, build_rag_prompt
 
 
 def _write_lines(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -64,67 +62,54 @@ def test_an_unknown_spec_bench_category_is_named_in_the_error(spec_bench: Path) 
         load_spec_bench(spec_bench, "poetry")
 
 
-def test_squad_rag_puts_each_paragraphs_first_question_and_the_paragraph_in_the_product_template(
-    tmp_path: Path,
-) -> None:
-    def paragraph(context: str, *questions: str) -> dict[str, Any]:
-        qas = [{"id": f"{context}-{i}", "question": q, "answers": []} for i, q in enumerate(questions)]
-        return {"context": context, "qas": qas}
-
-    squad = {
-        "version": "1.1",
-        "data": [
-            {
-                "title": "A",
-                "paragraphs": [paragraph("Alpha text.", "What is alpha?", "Second?"), paragraph("Empty.")],
-            },
-            {
-                "title": "B",
-                "paragraphs": [paragraph("Beta text.", "What is beta?"), paragraph("Gamma.", "Gamma?")],
-            },
-        ],
-    }
-    path = tmp_path / "xquad.en.json"
-    path.write_text(json.dumps(squad), encoding="utf-8")
-
-    prompts = load_squad_rag(path, count=2)
-
-    assert [prompt.prompt_id for prompt in prompts] == ["squad-Alpha text.-0", "squad-Beta text.-0"]
-    assert prompts[1].text == build_rag_prompt("What is beta?", ["Beta text."])
-    assert prompts[1].stop_strings == ANSWER_STOP_STRINGS
-    assert not prompts[1].chat
-    assert len(load_prompt_set(f"squad-rag:{path}")) == 3
-
-
-def test_dutch_rag_renders_question_and_chunks_with_the_product_template(tmp_path: Path) -> None:
+def test_rendered_rag_requests_keep_prompt_stop_strings_and_context_as_written(tmp_path: Path) -> None:
     path = _write_lines(
-        tmp_path / "dutch.jsonl",
+        tmp_path / "rag.jsonl",
         [
-            {"id": "hh-1", "question": "hoe lang handen wrijven", "chunks": ["Wrijf 30 s.", "Droog af."]},
-            {"question": "C. diff handalcohol ok?", "chunks": ["Water en zeep."]},
+            {
+                "id": "hh-1",
+                "category": "dutch_rag",
+                "prompt": "[begin vraag]\nhoe lang?\n[einde vraag]\n",
+                "context": ["Wrijf 30 s.", "Droog af."],
+                "stop": ["[einde antwoord]", "[begin"],
+            },
+            {"prompt": "Continue: one two", "context": None},
         ],
     )
 
-    prompts = load_prompt_set(f"dutch-rag:{path}")
+    prompts = load_prompt_set(f"rag:{path}")
 
-    assert [prompt.prompt_id for prompt in prompts] == ["hh-1", "dutch-2"]
-    assert prompts[0].text == build_rag_prompt("hoe lang handen wrijven", ["Wrijf 30 s.", "Droog af."])
-    assert prompts[0].category == "dutch_rag"
-    assert prompts[0].stop_strings == ANSWER_STOP_STRINGS
+    assert prompts == [
+        BenchPrompt(
+            "hh-1",
+            "dutch_rag",
+            "[begin vraag]\nhoe lang?\n[einde vraag]\n",
+            chat=False,
+            stop_strings=("[einde antwoord]", "[begin"),
+            context=("Wrijf 30 s.", "Droog af."),
+        ),
+        BenchPrompt("rag-2", "rag", "Continue: one two", chat=False),
+    ]
 
 
-def test_a_dutch_rag_line_without_question_or_chunks_is_reported_with_its_line(tmp_path: Path) -> None:
-    path = _write_lines(tmp_path / "bad.jsonl", [{"question": "ok", "chunks": []}, {"question": "no chunks"}])
+@pytest.mark.parametrize(
+    "bad_line",
+    [{"question": "no prompt"}, {"prompt": "p", "stop": "[begin"}, {"prompt": "p", "context": [1, 2]}],
+)
+def test_a_line_that_is_not_a_rendered_request_is_reported_with_its_line(
+    tmp_path: Path, bad_line: dict[str, Any]
+) -> None:
+    path = _write_lines(tmp_path / "bad.jsonl", [{"prompt": "ok"}, bad_line])
 
-    with pytest.raises(PromptSetError, match=r"bad.jsonl:2"):
-        load_dutch_rag(path)
+    with pytest.raises(PromptSetError, match=r"bad.jsonl:2: expected"):
+        load_rendered_requests(path)
 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("wiki:prompts.jsonl", "unknown prompt set"),
-        ("dutch-rag:/nonexistent/prompts.jsonl", "cannot read"),
+        ("rag:/nonexistent/prompts.jsonl", "cannot read"),
     ],
 )
 def test_bad_prompt_set_names_and_paths_are_explained(spec: str, message: str) -> None:
@@ -137,7 +122,7 @@ def test_an_empty_file_is_an_error_not_an_empty_benchmark(tmp_path: Path) -> Non
     path.write_text("\n", encoding="utf-8")
 
     with pytest.raises(PromptSetError, match="no prompts"):
-        load_dutch_rag(path)
+        load_rendered_requests(path)
 
 
 def test_chat_prompts_get_the_chat_template_and_rag_prompts_stay_raw(

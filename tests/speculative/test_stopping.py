@@ -1,11 +1,11 @@
 """When an answer ends: every stop id of the model, stop strings (never shown, even split over tokens), the limit."""
 
 import pytest
-from conftest import GEMMA3, SMOLLM2, cached_model
 from transformers import AutoConfig, AutoTokenizer, GenerationConfig, LlamaConfig, PreTrainedTokenizerBase
 
 from speculative.engine.answer import Answer
 from speculative.engine.stopping import StopReason, StopStringMatcher, model_stop_token_ids
+from tests.speculative.conftest import GEMMA3, SMOLLM2, cached_model
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The product's RAG prompt: the question and its retrieved chunks in the bracket template, and where answers end.
 
-The worker builds the prompt itself from the question and chunks the API sends (the API reaches the worker only
-over HTTP), so the template lives here, next to the generator that depends on its markers. The bracket style is
+The API renders the prompt and sends it to the worker with these stop strings and the chunks as CASD's context
+(docs/worker.md): the worker is a generic generation service that knows no template. The bracket style is
 the one the source system's generator handled well; the role line is needed, otherwise the model refuses medical
 questions. The model continues after `[begin antwoord]`; writing any marker of the template means the answer is
 over (the closing `[einde antwoord]`, or a new `[begin …]` block the model invents), so those are the stop strings.

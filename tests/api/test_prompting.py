@@ -2,9 +2,8 @@
 
 import pytest
 
+from api.prompting import ANSWER_STOP_STRINGS, build_rag_prompt
 from speculative.engine.stopping import StopStringMatcher
-from speculative.rag_prompt import ANSWER_STOP_STRINGS, build_rag_prompt
-from speculative.settings import SpeculativeSettings
 
 EXPECTED = """[begin context]
 Jij bent een dokter. Jij kent alle medische procedures van het UZGent.
@@ -87,11 +86,3 @@ def test_ordinary_answer_text_with_brackets_does_not_end_the_answer() -> None:
 
     assert not stopped
     assert text + matcher.flush() == "Dosis [zie tabel 2] en [eind]waarde."
-
-
-def test_the_worker_stops_by_default_at_every_marker_that_ends_an_answer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("STOP_STRINGS", raising=False)
-
-    assert SpeculativeSettings(_env_file=None).stop_strings == list(ANSWER_STOP_STRINGS)  # type: ignore[call-arg]

@@ -1,0 +1,22 @@
+"""`python -m speculative.worker`: serve the configured model on WORKER_HOST:WORKER_PORT."""
+
+import logging
+
+import uvicorn
+
+from speculative.models.production import exit_unless_loadable
+from speculative.settings import SpeculativeSettings
+from speculative.worker.app import create_app
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = SpeculativeSettings()
+    exit_unless_loadable(
+        {"GENERATOR_MODEL": settings.generator_model, "EAGLE_HEAD": settings.eagle_head}, settings.model_cache
+    )
+    uvicorn.run(create_app(settings), host=settings.worker_host, port=settings.worker_port)
+
+
+if __name__ == "__main__":
+    main()

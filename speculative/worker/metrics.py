@@ -1,0 +1,78 @@
+"""The worker's Prometheus metrics (official client), in a registry of its own so several apps can share a process."""
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from speculative.engine.generator import GenerationResult
+
+SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120)
+RATE_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
+TAU_BUCKETS = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+BONUS_SOURCE = "bonus"
+
+
+class WorkerMetrics:
+    """Requests by outcome, queue depth and wait, time to first token, tokens/s, τ, accepted tokens by source."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "worker_requests",
+            "Generation requests by outcome: done, cancelled, error, queue_full, loading, invalid.",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.queue_depth = Gauge(
+            "worker_queue_depth",
+            "Requests waiting for the model (not counting the one decoding).",
+            registry=self.registry,
+        )
+        self.queue_wait = Histogram(
+            "worker_queue_wait_seconds",
+            "Time from arrival until decoding began.",
+            buckets=SECONDS_BUCKETS,
+            registry=self.registry,
+        )
+        self.time_to_first_token = Histogram(
+            "worker_time_to_first_token_seconds",
+            "Time from arrival until the first text was streamed (queue wait and prefill included).",
+            buckets=SECONDS_BUCKETS,
+            registry=self.registry,
+        )
+        self.decode_tokens_per_second = Histogram(
+            "worker_decode_tokens_per_second",
+            "Tokens per second after the prefill, per answer.",
+            buckets=RATE_BUCKETS,
+            registry=self.registry,
+        )
+        self.tau = Histogram(
+            "worker_tau",
+            "Mean tokens per target forward of an answer (bonus token included; vanilla = 1).",
+            buckets=TAU_BUCKETS,
+            registry=self.registry,
+        )
+        self.generated_tokens = Counter(
+            "worker_generated_tokens", "Tokens of finished answers.", registry=self.registry
+        )
+        self.accepted_tokens = Counter(
+            "worker_accepted_tokens",
+            "Accepted tokens by the drafter credited with the step (its drafted tokens; 'bonus' = the target's own).",
+            ["source"],
+            registry=self.registry,
+        )
+
+    def record_answer(self, result: GenerationResult, time_to_first_token: float) -> None:
+        stats = result.stats
+        self.requests.labels("done").inc()
+        self.time_to_first_token.observe(time_to_first_token)
+        self.generated_tokens.inc(stats.new_tokens)
+        if stats.target_forwards:
+            self.decode_tokens_per_second.observe(stats.decode_tokens_per_second)
+            self.tau.observe(stats.tau)
+        for source, lengths in stats.acceptance_histogram.items():
+            drafted = sum((length - 1) * count for length, count in lengths.items())
+            if drafted:
+                self.accepted_tokens.labels(source).inc(drafted)
+            self.accepted_tokens.labels(BONUS_SOURCE).inc(sum(lengths.values()))
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,118 @@
+"""The one model a worker serves: target and tokenizer, the drafting methods it offers, a generator per method.
+
+Methods needing an EAGLE head (`eagle2`) are offered only when `EAGLE_HEAD` is set; a default method naming one
+without a head falls back to its other drafters (`eagle2+casd` → `casd`), and the log says why. Generators are
+built on first use (an EAGLE head is loaded once) and only on the decoding thread.
+"""
+
+import logging
+import threading
+from typing import Any
+
+from transformers import PreTrainedTokenizerBase
+
+from speculative.drafters.registry import available_methods
+from speculative.engine.generator import SpeculativeGenerator
+from speculative.engine.loading import build_generator, load_target
+from speculative.engine.request import GenerationRequest, validate_request
+from speculative.engine.target import TargetModel
+from speculative.settings import SpeculativeSettings
+from speculative.worker.encoding import PromptEncoder
+
+log = logging.getLogger(__name__)
+
+HEAD_METHODS = frozenset({"eagle2"})
+FALLBACK_METHOD = "casd"
+WARM_UP_PROMPT = "Hello"
+WARM_UP_NEW_TOKENS = 8
+
+
+class MethodUnavailableError(ValueError):
+    """The requested drafting method is unknown here; `methods` lists the ones this worker serves."""
+
+    def __init__(self, message: str, methods: list[str]) -> None:
+        super().__init__(message)
+        self.methods = methods
+
+
+def served_methods(settings: SpeculativeSettings) -> list[str]:
+    """Base methods this worker can run (join them with '+' to merge trees)."""
+    return [name for name in available_methods() if settings.eagle_head or name not in HEAD_METHODS]
+
+
+def check_method(method: str, settings: SpeculativeSettings) -> None:
+    """Raise `MethodUnavailableError` unless every '+'-joined part is served and none repeats."""
+    names = method.split("+")
+    methods = served_methods(settings)
+    if any(name in HEAD_METHODS for name in names) and not settings.eagle_head:
+        raise MethodUnavailableError(
+            f"drafting method {method!r} needs an EAGLE head, and this worker has none (EAGLE_HEAD is unset); "
+            f"available: {', '.join(methods)}",
+            methods,
+        )
+    if any(name not in methods for name in names) or len(set(names)) != len(names):
+        raise MethodUnavailableError(
+            f"unknown drafting method {method!r}; available: {', '.join(methods)} (join different ones with '+' "
+            "to merge their trees, the first one primary, e.g. eagle2+casd)",
+            methods,
+        )
+
+
+def default_method(settings: SpeculativeSettings) -> str:
+    """`DRAFT_METHOD`, without the head's drafters when no head is configured."""
+    names = settings.draft_method.split("+")
+    if settings.eagle_head or not HEAD_METHODS.intersection(names):
+        return settings.draft_method
+    fallback = "+".join(name for name in names if name not in HEAD_METHODS) or FALLBACK_METHOD
+    log.warning(
+        "DRAFT_METHOD %s needs an EAGLE head but EAGLE_HEAD is unset: serving %s instead",
+        settings.draft_method,
+        fallback,
+    )
+    return fallback
+
+
+class LoadedModel:
+    """Target, tokenizer, prompt encoder and generators; `load` blocks for seconds to minutes."""
+
+    def __init__(self, settings: SpeculativeSettings) -> None:
+        self.settings = settings
+        self.method = default_method(settings)
+        check_method(self.method, settings)
+        target, tokenizer = load_target(settings)
+        self.target: TargetModel = target
+        self.tokenizer: PreTrainedTokenizerBase = tokenizer
+        self.encoder = PromptEncoder(tokenizer, settings.chat_template)
+        self._generators: dict[str, SpeculativeGenerator] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def context_length(self) -> int:
+        return self.target.context_length
+
+    def validate(self, request: GenerationRequest) -> None:
+        """The engine's checks, before queueing (raises `InvalidRequestError`)."""
+        validate_request(request, self.context_length, int(self.target.config.vocab_size))
+
+    def generator(self, method: str) -> SpeculativeGenerator:
+        """The generator of an already checked `method`, built on first use."""
+        with self._lock:
+            if method not in self._generators:
+                self._generators[method] = build_generator(self.settings, self.target, self.tokenizer, method)
+            return self._generators[method]
+
+    def warm_up(self) -> None:
+        """One short answer with the default method: first calls pay for allocations and lazy initialisation."""
+        prompt_ids = self.encoder.prompt_ids(WARM_UP_PROMPT)
+        self.generator(self.method).generate(GenerationRequest(prompt_ids, WARM_UP_NEW_TOKENS)).run()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "model": self.settings.generator_model,
+            "method": self.method,
+            "methods": served_methods(self.settings),
+            "device": self.settings.device,
+            "dtype": self.settings.dtype,
+            "chat_template": self.encoder.chat,
+            "context_length": self.context_length,
+        }

@@ -1,0 +1,166 @@
+"""`WorkerService`: loads the model in the background, admits requests and streams their events.
+
+Admission happens before the response starts, so every refusal has its own status: 503 while loading or with the
+queue full, 413 when prompt and answer do not fit the context, 422 for an unknown method. An admitted request
+is decoded on the decoding thread; leaving its stream (the client disconnected) cancels it.
+"""
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import torch
+
+from speculative.engine.request import GenerationRequest
+from speculative.engine.stopping import RepetitionRule
+from speculative.settings import SpeculativeSettings
+from speculative.worker.decoding import decode
+from speculative.worker.jobs import EventChannel, Job
+from speculative.worker.metrics import WorkerMetrics
+from speculative.worker.model import LoadedModel, check_method
+from speculative.worker.queue import DecodingQueue, QueueFullError
+from speculative.worker.schemas import GenerateBody, WorkerEvent
+
+log = logging.getLogger(__name__)
+
+
+class NotReadyError(RuntimeError):
+    """The model is still loading (or failed to load)."""
+
+
+class PromptTooLongError(ValueError):
+    """Prompt and answer together exceed the model's context."""
+
+    def __init__(self, prompt_tokens: int, max_new_tokens: int, context_length: int) -> None:
+        super().__init__(
+            f"the prompt has {prompt_tokens} tokens and max_new_tokens is {max_new_tokens}, but the model's "
+            f"context holds {context_length} tokens (prompt and answer together)"
+        )
+        self.prompt_tokens = prompt_tokens
+        self.max_new_tokens = max_new_tokens
+        self.context_length = context_length
+
+
+class WorkerService:
+    def __init__(self, settings: SpeculativeSettings) -> None:
+        self.settings = settings
+        self.metrics = WorkerMetrics()
+        self.queue = DecodingQueue(settings.queue_limit, self._decode, self.metrics)
+        self.model: LoadedModel | None = None
+        self.load_error: str | None = None
+
+    async def load(self) -> None:
+        """Load and warm up on the decoding thread; until then health says `loading` (or `failed`)."""
+        try:
+            self.model = await asyncio.wrap_future(self.queue.run_blocking(self._load))
+        except Exception as error:
+            log.exception("the model failed to load")
+            self.load_error = f"{type(error).__name__}: {error}"
+            return
+        log.info("ready: %s", self.model.describe())
+
+    def health(self) -> dict[str, Any]:
+        queue = {"queue_depth": self.queue.depth, "queue_limit": self.queue.limit}
+        if self.model is None:
+            status = (
+                {"status": "failed", "error": self.load_error} if self.load_error else {"status": "loading"}
+            )
+            return status | queue
+        return {"status": "ready"} | self.model.describe() | queue
+
+    def admit(self, body: GenerateBody) -> AsyncIterator[WorkerEvent]:
+        """Validate and queue `body`; its events, to be iterated by the response (leaving early cancels it)."""
+        arrived = time.monotonic()
+        try:
+            job = self._job(body, arrived)
+            self.queue.submit(job)
+        except Exception as error:
+            self.metrics.requests.labels(_refusal(error)).inc()
+            raise
+        return self._events(job)
+
+    def shutdown(self) -> None:
+        self.queue.shutdown()
+
+    def _job(self, body: GenerateBody, arrived: float) -> Job:
+        model = self.model
+        if model is None:
+            raise NotReadyError("the model is still loading" if self.load_error is None else self.load_error)
+        method = body.method or model.method
+        check_method(method, self.settings)
+        max_new_tokens = body.max_new_tokens or self.settings.max_new_tokens
+        prompt_ids = model.encoder.prompt_ids(body.prompt)
+        if len(prompt_ids) + max_new_tokens > model.context_length:
+            raise PromptTooLongError(len(prompt_ids), max_new_tokens, model.context_length)
+        deadline_seconds = body.deadline_seconds or self.settings.request_deadline_seconds
+        request = GenerationRequest(
+            prompt_ids=prompt_ids,
+            max_new_tokens=max_new_tokens,
+            stop_strings=self.settings.stop_strings if body.stop is None else body.stop,
+            context_ids=None if body.context is None else model.encoder.context_ids(body.context),
+            repetition=self._repetition_rule(),
+            deadline=arrived + deadline_seconds,
+        )
+        model.validate(request)
+        return Job(request, method, arrived, EventChannel(asyncio.get_running_loop()))
+
+    def _repetition_rule(self) -> RepetitionRule | None:
+        settings = self.settings
+        if settings.repetition_window == 0:
+            return None
+        return RepetitionRule(
+            settings.repetition_ngram, settings.repetition_window, settings.repetition_share
+        )
+
+    async def _events(self, job: Job) -> AsyncIterator[WorkerEvent]:
+        try:
+            async for event in job.channel:
+                yield event
+        finally:
+            self.queue.cancel(job)
+
+    def _load(self) -> LoadedModel:
+        if self.settings.torch_threads is not None:
+            torch.set_num_threads(self.settings.torch_threads)
+        model = LoadedModel(self.settings)
+        model.warm_up()
+        return model
+
+    def _decode(self, job: Job) -> None:
+        assert self.model is not None, "jobs are admitted only once the model has loaded"
+        decode(job, self.model, self.metrics)
+
+
+def engine_request(model: LoadedModel, body: GenerateBody, arrived: float) -> GenerationRequest:
+    """The engine's request for `body`, with the settings' defaults; raises `PromptTooLongError` or the
+    engine's `InvalidRequestError`. `arrived` (monotonic) starts the deadline."""
+    settings = model.settings
+    max_new_tokens = body.max_new_tokens or settings.max_new_tokens
+    prompt_ids = model.encoder.prompt_ids(body.prompt)
+    if len(prompt_ids) + max_new_tokens > model.context_length:
+        raise PromptTooLongError(len(prompt_ids), max_new_tokens, model.context_length)
+    request = GenerationRequest(
+        prompt_ids=prompt_ids,
+        max_new_tokens=max_new_tokens,
+        stop_strings=settings.stop_strings if body.stop is None else body.stop,
+        context_ids=None if body.context is None else model.encoder.context_ids(body.context),
+        repetition=repetition_rule(settings),
+        deadline=arrived + (body.deadline_seconds or settings.request_deadline_seconds),
+    )
+    model.validate(request)
+    return request
+
+
+def repetition_rule(settings: SpeculativeSettings) -> RepetitionRule | None:
+    if settings.repetition_window == 0:
+        return None
+    return RepetitionRule(settings.repetition_ngram, settings.repetition_window, settings.repetition_share)
+
+
+def _refusal(error: Exception) -> str:
+    """The metrics outcome of a request refused at admission."""
+    if isinstance(error, QueueFullError):
+        return "queue_full"
+    return "loading" if isinstance(error, NotReadyError) else "invalid"
