@@ -6,6 +6,10 @@ from before the flag have an fc bias, so an absent flag means true), and the wei
 `layers.0.mlp.{gate,up,down}_proj.weight`, `layers.0.post_attention_layernorm.weight`, and optionally
 `embed_tokens.weight`, which is ignored because the head shares the target's embeddings. The config's
 `max_position_embeddings` (2048 on public heads) is kept for saving but never sizes positions.
+
+Extension, as EAGLE-3 stores it: a head with a reduced draft vocabulary has `draft_vocab_size` N in its config
+and `d2t` (`[N]` offsets: draft id i is target id `i + d2t[i]`) and `t2d` (`[V]` booleans) beside the weights;
+`t2d` may be absent (it follows from `d2t`). Heads without these keys draft over the full vocabulary.
 """
 
 import json
@@ -42,16 +46,26 @@ def load_head(name: str, cache_dir: Path, target: TargetModel) -> EagleHead:
     return head.place(target.device, target.dtype).eval()
 
 
-def save_head(head: EagleHead, folder: Path) -> None:
-    """Write `head` in the public format (safetensors), readable by `load_head` and by EAGLE's own code."""
+def save_head(head: EagleHead, folder: Path, dtype: torch.dtype | None = None) -> None:
+    """Write `head` in the public format (safetensors), readable by `load_head` and by EAGLE's own code.
+
+    `dtype` stores the floating-point weights in another precision (float16 halves a committed file);
+    loading casts them to the target's dtype.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     config = head.config.to_dict() | {"bias": head.fc_bias, "architectures": ["LlamaForCausalLM"]}
     rope_theta = (head.config.rope_parameters or {}).get("rope_theta")
     if rope_theta is not None:
         config["rope_theta"] = rope_theta  # older readers look for it at the top level
     (folder / CONFIG_NAME).write_text(json.dumps(config, indent=2, sort_keys=True), encoding="utf-8")
-    weights = {key: value.detach().to("cpu").contiguous() for key, value in head.state_dict().items()}
+    weights = {
+        key: _stored(value.detach().to("cpu"), dtype).contiguous() for key, value in head.state_dict().items()
+    }
     save_file(weights, str(folder / SAFETENSORS_NAME))
+
+
+def _stored(tensor: torch.Tensor, dtype: torch.dtype | None) -> torch.Tensor:
+    return tensor.to(dtype) if dtype is not None and tensor.is_floating_point() else tensor
 
 
 def head_folder(name: str, cache_dir: Path) -> Path:
@@ -87,10 +101,16 @@ def check_fits_target(config: LlamaConfig, target: TargetModel, folder: Path) ->
     """The head reads the target's features and embeddings and feeds its lm_head: hidden size and vocabulary match."""
     head_shape = (int(config.hidden_size), int(config.vocab_size))
     target_shape = (target.hidden_size, int(target.config.vocab_size))
+    draft_vocab_size = getattr(config, "draft_vocab_size", None)
     if head_shape != target_shape:
         raise HeadLoadError(
             f"EAGLE head {folder} does not fit the target: head hidden size {head_shape[0]} and vocabulary "
             f"{head_shape[1]}, target hidden size {target_shape[0]} and vocabulary {target_shape[1]}"
+        )
+    if draft_vocab_size is not None and not 0 < int(draft_vocab_size) <= target_shape[1]:
+        raise HeadLoadError(
+            f"EAGLE head {folder} drafts from {draft_vocab_size} tokens; the target's vocabulary has "
+            f"{target_shape[1]}"
         )
 
 
@@ -108,6 +128,8 @@ def load_weights(head: EagleHead, weights: dict[str, torch.Tensor], folder: Path
     """Copy the checkpoint into `head`, refusing missing, unknown or wrongly shaped tensors by name."""
     expected = head.state_dict()
     weights = {key: value for key, value in weights.items() if key not in IGNORED_KEYS}
+    if "d2t" in weights and "t2d" not in weights and "t2d" in expected:
+        weights["t2d"] = expected["t2d"]  # follows from d2t; set_draft_vocabulary below recomputes it
     missing, unexpected = sorted(expected.keys() - weights.keys()), sorted(weights.keys() - expected.keys())
     if missing or unexpected:
         raise HeadLoadError(
@@ -122,3 +144,9 @@ def load_weights(head: EagleHead, weights: dict[str, torch.Tensor], folder: Path
     if wrong:
         raise HeadLoadError(f"{folder}: weight shapes do not match its config: {'; '.join(wrong)}")
     head.load_state_dict(weights)
+    draft_ids = head.draft_token_ids
+    if draft_ids is not None:
+        try:
+            head.set_draft_vocabulary(draft_ids)
+        except ValueError as error:
+            raise HeadLoadError(f"{folder}: the draft→target map d2t is invalid: {error}") from error

@@ -1,0 +1,48 @@
+"""Trained EAGLE heads shipped with the code; `make models` installs them into the model cache.
+
+Training a head takes an hour of CPU here and is not bit-reproducible across machines and thread counts, so
+provisioning does not train: each head is committed as a small file (float16 weights, < 5 MB) in its own folder
+with `SHA256SUMS` and `training.json`, which records the exact commands, data, vocabulary and hyperparameters
+that made it (see docs/speculative-engine.md, "Training a head"). Provisioning checks the sums and copies the
+folder into the cache under the head's name, so `EAGLE_HEAD=vraagbaak/eagle2-gemma-3-270m` works offline.
+"""
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from speculative.models.errors import ModelProvisioningError
+
+HERE = Path(__file__).resolve().parent
+SUMS_NAME = "SHA256SUMS"
+
+TRAINED_HEADS: dict[str, str] = {
+    "vraagbaak/eagle2-gemma-3-270m": "gemma-3-270m",
+    "vraagbaak/eagle2-smollm2-135m-instruct": "smollm2-135m-instruct",
+}
+
+
+def install_trained_head(name: str, output: Path, work: Path | None = None) -> None:
+    """Copy the committed head `name` into `output` after checking every file against its SHA256SUMS.
+
+    Signature of a model builder (`work` is unused), so the heads provision like the models.
+    """
+    folder = HERE / TRAINED_HEADS[name]
+    for relative, expected in read_sums(folder / SUMS_NAME).items():
+        path = folder / relative
+        if not path.is_file() or sha256(path) != expected:
+            raise ModelProvisioningError(
+                f"the committed EAGLE head {name}: {path} is missing or does not match {SUMS_NAME}; "
+                f"restore it with `git checkout -- {folder}`"
+            )
+        shutil.copy(path, output / relative)
+
+
+def read_sums(path: Path) -> dict[str, str]:
+    """`sha256sum` output: file name → hex digest."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {name.lstrip("*"): digest for digest, name in (line.split(maxsplit=1) for line in lines if line)}
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -1,0 +1,3 @@
+from speculative.train_head.cli import main
+
+raise SystemExit(main())

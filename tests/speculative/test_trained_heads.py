@@ -1,0 +1,78 @@
+"""The trained heads committed with the code: intact, provisioned like the models, and lossless on their targets."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from transformers import AutoTokenizer
+
+from speculative.drafters.registry import drafter_factory
+from speculative.eagle.checkpoint import load_head
+from speculative.eagle.trained import HERE, SUMS_NAME, TRAINED_HEADS, install_trained_head, read_sums, sha256
+from speculative.engine.budget import FixedTreeBudget
+from speculative.engine.generator import SpeculativeGenerator
+from speculative.engine.request import GenerationRequest
+from speculative.engine.stopping import model_stop_token_ids
+from speculative.engine.target import TargetModel
+from speculative.models.errors import ModelProvisioningError
+from speculative.models.provision import provision
+from speculative.models.registry import REGISTRY
+from tests.speculative.conftest import GEMMA3, SMOLLM2, ReferenceGreedy, cached_model
+from tests.speculative.eagle_heads import eagle_settings
+
+TARGETS = {"vraagbaak/eagle2-gemma-3-270m": GEMMA3, "vraagbaak/eagle2-smollm2-135m-instruct": SMOLLM2}
+MAX_FILE_BYTES = 5_000_000
+
+
+@pytest.mark.parametrize("name", sorted(TRAINED_HEADS))
+def test_a_committed_head_is_small_and_matches_its_checksums(name: str) -> None:
+    folder = HERE / TRAINED_HEADS[name]
+    sums = read_sums(folder / SUMS_NAME)
+
+    assert set(sums) == {"config.json", "model.safetensors", "training.json"}
+    assert all(sha256(folder / file) == digest for file, digest in sums.items())
+    assert (folder / "model.safetensors").stat().st_size < MAX_FILE_BYTES
+
+
+@pytest.mark.parametrize("name", sorted(TRAINED_HEADS))
+def test_provisioning_installs_a_head_into_the_model_cache_by_name(name: str, tmp_path: Path) -> None:
+    (result,) = provision([REGISTRY[name]], tmp_path)
+
+    assert result.converted and (result.folder / "model.safetensors").is_file()
+    assert provision([REGISTRY[name]], tmp_path)[0].converted is False  # no-op when done
+
+
+def test_a_damaged_committed_head_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = sorted(TRAINED_HEADS)[0]
+    copy = tmp_path / "heads"
+    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    (copy / TRAINED_HEADS[name] / "model.safetensors").write_bytes(b"truncated")
+    monkeypatch.setattr("speculative.eagle.trained.HERE", copy)
+    (tmp_path / "out").mkdir()
+
+    with pytest.raises(ModelProvisioningError, match="does not match SHA256SUMS"):
+        install_trained_head(name, tmp_path / "out")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(TRAINED_HEADS))
+def test_a_trained_head_loads_on_its_target_and_stays_lossless(
+    name: str, tmp_path: Path, reference_greedy: ReferenceGreedy
+) -> None:
+    model_folder = cached_model(TARGETS[name])
+    target = TargetModel.load(model_folder, "cpu", "float32")
+    tokenizer = AutoTokenizer.from_pretrained(model_folder)
+    head_folder = HERE / TRAINED_HEADS[name]
+    head = load_head(str(head_folder), tmp_path, target)
+    chunk = "Wrijf de handen 20 tot 30 seconden in met handalcohol. Was de handen met water en zeep bij zichtbaar vuil."
+    rendered = f"[begin documenten]\n{chunk}\n[einde documenten]\n\n[begin vraag]\nHoe lang handen wrijven met handalcohol?\n[einde vraag]\n\n[begin antwoord]\n"
+    prompt = tokenizer(rendered)["input_ids"]
+    stops = model_stop_token_ids(target.config, target.model.generation_config, tokenizer)
+    factory = drafter_factory("eagle2", eagle_settings(head_folder), target)
+
+    result = SpeculativeGenerator(target, tokenizer, factory, FixedTreeBudget(16), stops).generate(
+        GenerationRequest(prompt, 24)
+    )
+
+    assert head.draft_token_ids is not None
+    assert result.run().token_ids == reference_greedy(target.model, prompt, 24, stops)
