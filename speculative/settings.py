@@ -10,8 +10,6 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from speculative.rag_prompt import ANSWER_STOP_STRINGS
-
 DTypeName = Literal["float32", "bfloat16", "float16"]
 
 
@@ -33,12 +31,52 @@ class SpeculativeSettings(BaseSettings):
         "google/gemma-3-270m", description="Hugging Face name or local folder of the target LLM."
     )
     eagle_head: str | None = Field(None, description="EAGLE-1/2 draft head (name or folder); None = no head.")
-    draft_method: str = Field("casd", description="Default drafting method of the worker.")
+    draft_method: str = Field(
+        "eagle2+casd",
+        description="Default drafting method of the worker; a method needing EAGLE_HEAD falls back to its other "
+        "drafters (eagle2+casd → casd) when no head is configured, and the worker logs why.",
+    )
     device: DeviceName = "cpu"
     dtype: DTypeName = "float32"
     model_cache: Path = Field(Path(".models"), description="Folder of provisioned offline models.")
     worker_host: str = "127.0.0.1"
     worker_port: int = Field(8001, ge=1, le=65535)
+
+    # ------------------------------------------------------------ worker (HTTP service, docs/worker.md)
+    chat_template: Literal["auto", "none"] = Field(
+        "auto",
+        description="How the worker wraps a prompt: auto = as one user turn in the tokenizer's chat template when "
+        "it has one (chat models), none = as is (base models).",
+    )
+    torch_threads: int | None = Field(
+        None,
+        ge=1,
+        description="CPU threads of the worker's torch ops; None = torch's default (every core). On a CPU shared "
+        "with other services, fewer threads avoid stalls of threads spin-waiting for a descheduled sibling.",
+    )
+    queue_limit: int = Field(
+        8,
+        ge=0,
+        description="Requests that may wait behind the one being decoded; more get 503 with Retry-After.",
+    )
+    retry_after_seconds: int = Field(
+        5, ge=1, description="The Retry-After of a 503 (queue full, still loading)."
+    )
+    request_deadline_seconds: float = Field(
+        120.0,
+        gt=0,
+        description="Wall time from arrival (queue wait included) after which an answer ends with stop reason "
+        "`deadline`, unless the request sets its own.",
+    )
+    repetition_ngram: int = Field(4, ge=1, description="Repetition guard: the n-gram size of its loop rule.")
+    repetition_window: int = Field(
+        32,
+        ge=0,
+        description="Repetition guard: an answer ends (stop reason `repetition`) once repetition_share of its last "
+        "this-many n-grams repeat an earlier n-gram of the answer; 0 turns the guard off. The benchmark flags "
+        "degenerate answers with the same rule.",
+    )
+    repetition_share: float = Field(0.5, gt=0, le=1, description="Repetition guard: the share of repeats.")
 
     # ------------------------------------------------------------ engine (speculative decoding)
     attention: Literal["sdpa", "eager"] = Field(
@@ -54,10 +92,9 @@ class SpeculativeSettings(BaseSettings):
     )
     max_new_tokens: int = Field(512, ge=1, description="Default answer length cap of a request, in tokens.")
     stop_strings: list[str] = Field(
-        default_factory=lambda: list(ANSWER_STOP_STRINGS),
-        description="Generation stops when the answer text contains one of these (the prompt template's markers: "
-        "its end, or a new block the model invents); the string itself is not returned. JSON list in the "
-        "environment.",
+        default_factory=list,
+        description="Stop strings of a request that sends none (the API sends its template's markers with each "
+        "request; the worker knows no template); the string itself is not returned. JSON list in the environment.",
     )
     casd_query_tokens: int = Field(
         10,

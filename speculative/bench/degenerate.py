@@ -1,14 +1,18 @@
 """Looping answers: a speedup measured on text that repeats itself measures the copy of a loop, not the method.
 
-An answer's repeated n-gram share is the fraction of its token n-grams that already occurred earlier in the same
-answer. Fluent text rarely repeats a 4-gram; a loop repeats almost all of them. Copying the prompt (what RAG
-answers should do) does not count: only the answer is looked at.
+An answer is degenerate when the engine's repetition rule fires on it (`RepetitionRule`: most n-grams of a window
+repeat an earlier n-gram of the answer), the rule with which the worker stops looping answers. The repeated n-gram
+share (the fraction of the answer's n-grams that occurred earlier in it) is reported beside it: fluent text rarely
+repeats a 4-gram, a loop repeats almost all of them. Copying the prompt (what RAG answers should do) does not
+count: only the answer is looked at.
 """
 
 from collections.abc import Sequence
 
-NGRAM = 4
-DEGENERATE_SHARE = 0.5
+from speculative.engine.stopping import RepetitionRule
+
+DEFAULT_RULE = RepetitionRule()
+NGRAM = DEFAULT_RULE.ngram
 
 
 def repeated_ngram_share(token_ids: Sequence[int], n: int = NGRAM) -> float:
@@ -26,6 +30,6 @@ def repeated_ngram_share(token_ids: Sequence[int], n: int = NGRAM) -> float:
     return repeated / len(ngrams)
 
 
-def is_degenerate(token_ids: Sequence[int], threshold: float = DEGENERATE_SHARE, n: int = NGRAM) -> bool:
-    """Whether the answer loops: at least `threshold` of its n-grams are repeats."""
-    return repeated_ngram_share(token_ids, n) >= threshold
+def is_degenerate(token_ids: Sequence[int], rule: RepetitionRule = DEFAULT_RULE) -> bool:
+    """Whether the answer loops by the worker's repetition rule."""
+    return rule.loop_end(token_ids) is not None

@@ -1,9 +1,6 @@
 """What one method's run on one prompt measured, in the same terms for the engine and for transformers."""
 
-import time
 from dataclasses import dataclass, field
-
-import torch
 
 
 @dataclass(frozen=True)
@@ -41,10 +38,3 @@ class Measurement:
     def verify_steps(self) -> int:
         """Target forwards after the prefill, the steps over which τ and the tree profile are averaged."""
         return max(0, self.target_forwards - 1)
-
-
-def now(device: torch.device) -> float:
-    """Wall time once the device has finished its queued work, so GPU timings are honest."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    return time.perf_counter()

@@ -1,8 +1,8 @@
 """The benchmarked methods behind one call: the engine's drafting methods and transformers' `generate` peers.
 
-Both kinds end an answer with the engine's own `Answer` (stop ids, stop strings, token limit), so every method's
-tokens are counted up to the same stop: transformers is stopped by it through a stopping criterion and its output
-is cut where the engine would have cut it (prompt lookup may accept tokens past a stop string in one step).
+Every method counts its tokens up to its stop (stop token, stop string or token limit). The engine stops by its
+own `Answer`; the transformers peers stop by transformers' own rules (the generation config's EOS ids,
+`stop_strings=`), never by the engine's code, so a stop-handling bug of the engine shows as an output mismatch.
 """
 
 from collections.abc import Iterator, Sequence
@@ -12,12 +12,12 @@ from typing import Any, Protocol
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, StoppingCriteria, StoppingCriteriaList
 
-from speculative.bench.measurement import Measurement, now
-from speculative.engine.answer import Answer
+from speculative.bench.measurement import Measurement
+from speculative.device import synced_clock
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.loading import build_generator
 from speculative.engine.request import GenerationRequest
-from speculative.engine.stopping import model_stop_token_ids
+from speculative.engine.stopping import StopReason
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 
@@ -41,9 +41,9 @@ class EngineMethod:
 
     def run(self, prompt_ids: Sequence[int], stop_strings: Sequence[str], max_new_tokens: int) -> Measurement:
         device = self.generator.target.device
-        started = now(device)
+        started = synced_clock(device)
         result = self.generator.generate(GenerationRequest(prompt_ids, max_new_tokens, stop_strings)).run()
-        total = now(device) - started
+        total = synced_clock(device) - started
         stats = result.stats
         return Measurement(
             token_ids=tuple(result.token_ids),
@@ -66,65 +66,99 @@ class EngineMethod:
 class TransformersMethod:
     """transformers' `generate`: greedy, or with prompt lookup when `prompt_lookup_tokens` is set.
 
-    τ is the answer's raw tokens per target forward (transformers runs the prefill together with its first
-    verification); there is no draft/verify profile.
+    It stops by transformers' own rules, independently of the engine: at the EOS ids of the model's generation
+    config and at the stop strings (`stop_strings=`, which keeps the token completing one, as the engine does).
+    transformers checks stop strings only at the end of a step, so prompt lookup can accept tokens past one: the
+    answer is then cut at the shortest prefix whose text holds a stop string, after the timing. τ is the answer's
+    raw tokens per target forward (transformers runs the prefill together with its first verification); there is
+    no draft/verify profile.
     """
 
     def __init__(
         self,
         model: PreTrainedModel,
-        tokenizer: PreTrainedTokenizerBase | None,
-        stop_token_ids: frozenset[int],
+        tokenizer: PreTrainedTokenizerBase,
         prompt_lookup_tokens: int | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
-        self.stop_token_ids = stop_token_ids
         self.prompt_lookup_tokens = prompt_lookup_tokens
+        eos = model.generation_config.eos_token_id
+        self.eos_token_ids = frozenset([eos] if isinstance(eos, int) else eos or [])
 
     def run(self, prompt_ids: Sequence[int], stop_strings: Sequence[str], max_new_tokens: int) -> Measurement:
-        answer = Answer(self.tokenizer, self.stop_token_ids, stop_strings, max_new_tokens)
-        stop = AnswerStop(answer, len(prompt_ids))
+        clock = FirstForwardClock(len(prompt_ids))
         input_ids = torch.tensor([list(prompt_ids)], device=self.model.device)
         with counted_forwards(self.model) as forwards:
-            started = now(self.model.device)
-            output = self._generate(input_ids, max_new_tokens, stop)
-            ended = now(self.model.device)
-        answer.finish()
-        raw_tokens = output.shape[1] - len(prompt_ids)
-        first_tokens, first_forward_done = stop.first_forward or (raw_tokens, ended)
+            started = synced_clock(self.model.device)
+            output = self._generate(input_ids, max_new_tokens, stop_strings, clock)
+            ended = synced_clock(self.model.device)
+        raw = [int(token) for token in output[0, len(prompt_ids) :]]
+        token_ids, text, stopped_by_string = cut_at_stop_string(self.tokenizer, raw, stop_strings)
+        first_tokens, first_forward_done = clock.first_forward or (len(raw), ended)
         return Measurement(
-            token_ids=tuple(answer.token_ids),
-            text=answer.text,
-            stop_reason=str(answer.stop_reason),
+            token_ids=tuple(token_ids),
+            text=text,
+            stop_reason=self._stop_reason(token_ids, stopped_by_string),
             total_seconds=ended - started,
             decode_seconds=ended - first_forward_done,
-            decode_tokens=max(0, len(answer.token_ids) - first_tokens),
+            decode_tokens=max(0, len(token_ids) - first_tokens),
             target_forwards=forwards[0],
-            tau=raw_tokens / forwards[0] if forwards[0] else 0.0,
+            tau=len(raw) / forwards[0] if forwards[0] else 0.0,
         )
 
     @torch.inference_mode()
-    def _generate(self, input_ids: torch.Tensor, max_new_tokens: int, stop: "AnswerStop") -> torch.Tensor:
-        pad_token_id = getattr(self.tokenizer, "pad_token_id", None)
+    def _generate(
+        self,
+        input_ids: torch.Tensor,
+        max_new_tokens: int,
+        stop_strings: Sequence[str],
+        clock: "FirstForwardClock",
+    ) -> torch.Tensor:
+        pad_token_id = self.tokenizer.pad_token_id
         return self.model.generate(  # type: ignore[operator]
             input_ids,
             attention_mask=torch.ones_like(input_ids),
             max_new_tokens=max_new_tokens,
             do_sample=False,
-            eos_token_id=sorted(self.stop_token_ids),
-            pad_token_id=pad_token_id if pad_token_id is not None else min(self.stop_token_ids, default=0),
-            stopping_criteria=StoppingCriteriaList([stop]),
+            pad_token_id=pad_token_id if pad_token_id is not None else min(self.eos_token_ids, default=0),
+            stop_strings=list(stop_strings) or None,
+            tokenizer=self.tokenizer,
+            stopping_criteria=StoppingCriteriaList([clock]),
             prompt_lookup_num_tokens=self.prompt_lookup_tokens,
         )
 
+    def _stop_reason(self, token_ids: Sequence[int], stopped_by_string: bool) -> str:
+        if stopped_by_string:
+            return str(StopReason.STOP_STRING)
+        if token_ids and token_ids[-1] in self.eos_token_ids:
+            return str(StopReason.STOP_TOKEN)
+        return str(StopReason.LENGTH)
 
-class AnswerStop(StoppingCriteria):
-    """Stops `generate` where the engine's `Answer` stops, and notes when the first target forward was done."""
 
-    def __init__(self, answer: Answer, prompt_length: int) -> None:
-        self.answer = answer
-        self._seen = prompt_length
+def cut_at_stop_string(
+    tokenizer: PreTrainedTokenizerBase, token_ids: Sequence[int], stop_strings: Sequence[str]
+) -> tuple[list[int], str, bool]:
+    """The shortest prefix of the answer whose text holds a stop string, its text cut before the string, and
+    whether one was found; without one the whole answer and its text."""
+    whole = _decode(tokenizer, token_ids)
+    if any(stop in whole for stop in stop_strings):
+        for length in range(1, len(token_ids) + 1):
+            text = _decode(tokenizer, token_ids[:length])
+            found = [index for stop in stop_strings if (index := text.find(stop)) >= 0]
+            if found:
+                return list(token_ids[:length]), text[: min(found)], True
+    return list(token_ids), whole, False
+
+
+def _decode(tokenizer: PreTrainedTokenizerBase, token_ids: Sequence[int]) -> str:
+    return str(tokenizer.decode(list(token_ids), skip_special_tokens=True))
+
+
+class FirstForwardClock(StoppingCriteria):
+    """Stops nothing: notes how many answer tokens the first target forward produced, and when it was done."""
+
+    def __init__(self, prompt_length: int) -> None:
         self._prompt_length = prompt_length
         self.first_forward: tuple[int, float] | None = None
 
@@ -132,11 +166,8 @@ class AnswerStop(StoppingCriteria):
         self, input_ids: torch.LongTensor, scores: torch.FloatTensor, **kwargs: Any
     ) -> torch.BoolTensor:
         if self.first_forward is None:
-            self.first_forward = (input_ids.shape[1] - self._prompt_length, now(input_ids.device))
-        self.answer.add(input_ids[0, self._seen :].tolist())
-        self._seen = input_ids.shape[1]
-        done = self.answer.stop_reason is not None
-        return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)  # type: ignore[return-value]
+            self.first_forward = (input_ids.shape[1] - self._prompt_length, synced_clock(input_ids.device))
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)  # type: ignore[return-value]
 
 
 @contextmanager
@@ -161,13 +192,12 @@ def build_methods(
     tokenizer: PreTrainedTokenizerBase,
 ) -> dict[str, Method]:
     """The named methods over one loaded target: the two transformers peers, or any engine method by name."""
-    stop_token_ids = model_stop_token_ids(target.config, target.model.generation_config, tokenizer)
     methods: dict[str, Method] = {}
     for name in names:
         if name == HF_GREEDY:
-            methods[name] = TransformersMethod(target.model, tokenizer, stop_token_ids)
+            methods[name] = TransformersMethod(target.model, tokenizer)
         elif name == HF_PROMPT_LOOKUP:
-            methods[name] = TransformersMethod(target.model, tokenizer, stop_token_ids, PROMPT_LOOKUP_TOKENS)
+            methods[name] = TransformersMethod(target.model, tokenizer, PROMPT_LOOKUP_TOKENS)
         else:
             methods[name] = EngineMethod(build_generator(settings, target, tokenizer, name))
     return methods

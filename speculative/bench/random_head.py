@@ -11,34 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import torch
-from transformers import AutoConfig, LlamaConfig, PretrainedConfig
+from transformers import AutoConfig, PretrainedConfig
 
 from speculative.eagle.checkpoint import save_head
-from speculative.eagle.head import EagleHead
+from speculative.eagle.head import PUBLIC_HEAD_POSITIONS, EagleHead, head_config
 from speculative.models import resolve_model
 from speculative.settings import SpeculativeSettings
-
-PUBLIC_HEAD_POSITIONS = 2048  # what public head configs say; the drafter sizes positions from the target
-
-
-def head_config(target: PretrainedConfig) -> LlamaConfig:
-    """A one-layer Llama config with the target's hidden size, vocabulary, attention shape and RoPE base."""
-    text = target.get_text_config(decoder=True)
-    rope = getattr(text, "rope_parameters", None) or {}
-    rope = rope.get(
-        "full_attention", rope
-    )  # Gemma 3 keys RoPE by layer type; the head attends like a full layer
-    return LlamaConfig(
-        vocab_size=text.vocab_size,
-        hidden_size=text.hidden_size,
-        intermediate_size=text.intermediate_size,
-        num_hidden_layers=1,
-        num_attention_heads=text.num_attention_heads,
-        num_key_value_heads=text.num_key_value_heads,
-        head_dim=getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads,
-        max_position_embeddings=PUBLIC_HEAD_POSITIONS,
-        rope_parameters={"rope_type": "default", "rope_theta": rope.get("rope_theta", 10_000.0)},
-    )
 
 
 def write_random_head(target: PretrainedConfig, out: Path, seed: int) -> Path:

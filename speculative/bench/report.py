@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from speculative.bench.degenerate import DEGENERATE_SHARE, NGRAM, is_degenerate, repeated_ngram_share
+from speculative.bench.degenerate import DEFAULT_RULE, is_degenerate, repeated_ngram_share
 from speculative.bench.measurement import Measurement
 from speculative.bench.methods import HF_GREEDY
 from speculative.bench.runner import Record
@@ -179,7 +179,10 @@ def write_reports(
     json_path, markdown_path = out_dir / "results.json", out_dir / "results.md"
     report = {
         "setup": setup,
-        "degenerate_rule": f"≥ {DEGENERATE_SHARE:.0%} of the answer's {NGRAM}-grams repeat an earlier one",
+        "degenerate_rule": (
+            f"≥ {DEFAULT_RULE.share:.0%} of {DEFAULT_RULE.window} consecutive {DEFAULT_RULE.ngram}-grams of the answer "
+            "repeat an earlier one"
+        ),
         "methods": {name: asdict(summary) for name, summary in summaries.items()},
         "measurements": [_measurement_row(record) for record in records],
         "answers": [_answer_row(record) for record in records if record.run == 0],

@@ -30,6 +30,7 @@ class DraftContext:
     previous proposal, i.e. of `sequence[-1 - n : -1]`: the whole prompt at the first step, then the previous
     root and its accepted drafts. EAGLE pairs them with the tokens shifted by one, `sequence[-n:]`.
     Both are the loop's own buffers: read them during `propose`, copy what must outlive the call.
+    `context_ids` are the tokens copying drafters search instead of the prompt (the retrieved passages), or None.
     """
 
     sequence: Sequence[int]
@@ -38,6 +39,7 @@ class DraftContext:
     max_nodes: int
     max_depth: int
     stop_token_ids: frozenset[int]
+    context_ids: Sequence[int] | None = None
 
     @property
     def root(self) -> int:
@@ -59,6 +61,11 @@ class Drafter(ABC):
 
     def observe(self, result: VerificationResult) -> None:  # noqa: B027 - optional hook, no-op by default
         """Learn from the verification of the last proposal (EAGLE keeps its KV for the accepted prefix)."""
+
+    def budget_on_top(self, step_budget: int) -> int:
+        """Nodes this drafter may add to a merged tree whose budget it does not share: by default the step's
+        budget, what it drafts alone. A drafter with a natural cap of its own (CASD) says so here."""
+        return step_budget
 
 
 class DrafterFactory(Protocol):

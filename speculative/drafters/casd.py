@@ -2,7 +2,7 @@
 
 The query is the last `query_tokens` accepted tokens plus the root. Its suffixes are looked up in the context
 (`scope="context"`: prompt and generated tokens; `scope="prompt"`: the prompt only, the paper's CASD_prompt
-ablation). The `matches` longest occurrences win, ties broken by `tie_break`, and the `draft_tokens` tokens after
+ablation); a request that names its context (the retrieved passages) has them searched instead of the prompt. The `matches` longest occurrences win, ties broken by `tie_break`, and the `draft_tokens` tokens after
 each become a branch of the tree, cut after a stop token and at the end of the text. The trivial match of the
 query with itself at the very end of the sequence is excluded, as is a match whose branch would add no node
 (its continuation is a prefix of a branch already chosen).
@@ -59,20 +59,31 @@ class CasdDrafter(Drafter):
         self.name = "casd" if config.scope == "context" else "casd_prompt"
         self._index = NgramIndex(max_n=config.query_tokens + 1)
 
+    def budget_on_top(self, step_budget: int) -> int:
+        """On top of a merged tree CASD adds all its branches, whatever the step's budget (the paper's ≤ 20)."""
+        return self.config.max_nodes
+
     def propose(self, context: DraftContext) -> DraftTree:
         tree = context.new_tree()
-        for branch in self.branches(context.sequence, context.prompt_length, context.stop_token_ids):
+        branches = self.branches(
+            context.sequence, context.prompt_length, context.stop_token_ids, context.context_ids
+        )
+        for branch in branches:
             tree.add_path(branch.tokens[: context.max_depth], self.name)
         return tree
 
     def branches(
-        self, sequence: Sequence[int], prompt_length: int, stop_token_ids: frozenset[int]
+        self,
+        sequence: Sequence[int],
+        prompt_length: int,
+        stop_token_ids: frozenset[int],
+        context_ids: Sequence[int] | None = None,
     ) -> list[Branch]:
         """The chosen continuations for the query at the end of `sequence`, best match first."""
-        self._catch_up(sequence, prompt_length)
+        self._catch_up(sequence, prompt_length, context_ids)
         text = self._index.tokens
         query = sequence[max(0, len(sequence) - self.config.query_tokens - 1) :]
-        self_match = len(sequence) - 1 if self.config.scope == "context" else None
+        self_match = len(text) - 1 if self.config.scope == "context" else None
         chosen: list[Branch] = []
         for match in self._index.longest_matches(query, self.config.tie_break, exclude_end=self_match):
             tokens = _continuation(text, match.end, self.config.draft_tokens, stop_token_ids)
@@ -82,10 +93,15 @@ class CasdDrafter(Drafter):
                     break
         return chosen
 
-    def _catch_up(self, sequence: Sequence[int], prompt_length: int) -> None:
-        """Index the tokens committed since the last call (for the prompt scope: the prompt, once)."""
-        limit = len(sequence) if self.config.scope == "context" else prompt_length
-        self._index.extend(sequence[len(self._index) : limit])
+    def _catch_up(
+        self, sequence: Sequence[int], prompt_length: int, context_ids: Sequence[int] | None
+    ) -> None:
+        """Index what is new: the source (the prompt, or the request's context), then (context scope) each
+        generated token; the indexed text is the source followed by the generated tokens."""
+        source = sequence[:prompt_length] if context_ids is None else context_ids
+        self._index.extend(source[len(self._index) :])
+        if self.config.scope == "context":
+            self._index.extend(sequence[prompt_length + len(self._index) - len(source) :])
 
 
 def _continuation(

@@ -7,6 +7,11 @@ feature. The dynamic tree then grows from it (see `speculative.eagle.dynamic_tre
 the frontier nodes in one call, each node at position `committed + depth − 1` seeing the committed prefix and its
 own ancestors. After verification the tree rows are dropped from the head's cache; the accepted tokens come back
 next step with the target's true features, which is what EAGLE does too.
+
+A head with a reduced draft vocabulary (`d2t`) ranks only those rows of the target's lm_head, copied once when
+the head is loaded: with Gemma 3's 262,144 tokens the full output layer would cost as much as the target's own
+forward. Candidates are mapped back to target ids before they enter the tree, and verification runs over the
+full vocabulary, so the output stays exactly the target's greedy output.
 """
 
 from collections.abc import Callable
@@ -32,14 +37,47 @@ Layer = Callable[[torch.Tensor], torch.Tensor]
 
 @dataclass(frozen=True)
 class SharedWeights:
-    """What the head borrows from the target: its token embeddings and its lm_head (with any soft-capping)."""
+    """What the head borrows from the target: its token embeddings and its lm_head (with any soft-capping).
+
+    `logits` scores the draft vocabulary; `draft_ids[i]` is the target id of its column i (None: the
+    draft vocabulary is the target's whole vocabulary, column i is token i).
+    """
 
     embed: Layer
     logits: Layer
+    draft_ids: torch.Tensor | None = None
 
     @classmethod
-    def of(cls, target: TargetModel) -> "SharedWeights":
-        return cls(embed=target.model.get_input_embeddings(), logits=target.logits)
+    def of(cls, target: TargetModel, draft_ids: torch.Tensor | None = None) -> "SharedWeights":
+        embed = target.model.get_input_embeddings()
+        if draft_ids is None:
+            return cls(embed=embed, logits=target.logits)
+        return cls(embed=embed, logits=DraftLogits(target, draft_ids), draft_ids=draft_ids)
+
+    def target_ids(self, draft_columns: torch.Tensor) -> torch.Tensor:
+        """Target token ids of columns of `logits`."""
+        return draft_columns if self.draft_ids is None else self.draft_ids[draft_columns]
+
+
+class DraftLogits:
+    """The target's lm_head restricted to the draft vocabulary's rows (a copy), with its soft-capping."""
+
+    def __init__(self, target: TargetModel, draft_ids: torch.Tensor) -> None:
+        lm_head = target.model.get_output_embeddings()
+        if not isinstance(lm_head, torch.nn.Linear):
+            raise HeadLoadError(
+                f"a reduced draft vocabulary needs a linear lm_head, not {type(lm_head).__name__}"
+            )
+        rows = draft_ids.to(lm_head.weight.device)
+        self.weight = lm_head.weight.detach()[rows].clone()
+        self.bias = None if lm_head.bias is None else lm_head.bias.detach()[rows].clone()
+        self.softcap: float | None = getattr(target.config, "final_logit_softcapping", None)
+
+    def __call__(self, features: torch.Tensor) -> torch.Tensor:
+        logits = torch.nn.functional.linear(features, self.weight, self.bias)
+        if self.softcap:
+            logits = torch.tanh(logits / self.softcap) * self.softcap
+        return logits
 
 
 class Eagle2Drafter(Drafter):
@@ -88,7 +126,8 @@ class Eagle2Drafter(Drafter):
     def _grow(self, root_feature: torch.Tensor, rounds: int) -> list[CandidateLevel]:
         """The candidate levels: the root's top-k children, then `rounds` expansions of the best k nodes."""
         top_k = self.config.top_k
-        scores, tokens = self._log_probs(root_feature[None])[0].topk(top_k)
+        scores, columns = self._log_probs(root_feature[None])[0].topk(top_k)
+        tokens = self.shared.target_ids(columns)
         levels = [CandidateLevel(tokens.tolist(), [ROOT_PARENT] * top_k, scores.tolist())]
         frontier = torch.arange(top_k, device=tokens.device)
         features = root_feature.expand(top_k, -1)
@@ -99,7 +138,8 @@ class Eagle2Drafter(Drafter):
             )
             positions = torch.full((top_k,), self._committed + depth, device=tokens.device)
             predicted = self._run(features, tokens[frontier], positions, row_visible)
-            child_scores, child_tokens = self._log_probs(predicted).topk(top_k, dim=-1)
+            child_scores, child_columns = self._log_probs(predicted).topk(top_k, dim=-1)
+            child_tokens = self.shared.target_ids(child_columns)
             cumulative = (scores[frontier, None] + child_scores).flatten()
             parents_of_children = frontier.repeat_interleave(top_k)
             levels.append(
@@ -145,7 +185,12 @@ def build_eagle2(settings: SpeculativeSettings, target: TargetModel) -> DrafterF
         raise HeadLoadError("eagle2 needs EAGLE_HEAD: an EAGLE-1/2 head folder, cache entry or hub id")
     head = load_head(settings.eagle_head, settings.model_cache, target)
     config = DynamicTreeConfig(settings.eagle_total_tokens, settings.eagle_depth, settings.eagle_top_k)
-    return partial(Eagle2Drafter, head, SharedWeights.of(target), config)
+    draft_ids = head.draft_token_ids
+    if draft_ids is not None and len(draft_ids) < config.top_k:
+        raise HeadLoadError(
+            f"the head drafts from {len(draft_ids)} tokens, fewer than eagle_top_k={config.top_k} children per node"
+        )
+    return partial(Eagle2Drafter, head, SharedWeights.of(target, draft_ids), config)
 
 
 register_method("eagle2", build_eagle2)

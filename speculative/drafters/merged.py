@@ -6,8 +6,9 @@ reusing nodes where a branch starts with tokens EAGLE already drafted. Shared no
 many nodes and whose path was accepted.
 
 Budget: with `extras_share_budget` the whole tree stays within the step's budget and the extras are asked first,
-so their (few, often long) branches are not crowded out; the primary fills what is left. Without it the extras'
-nodes come on top of the budget, at most `extra_max_nodes` each (the paper's setup: CASD adds ≤ 20 nodes).
+so their (few, often long) branches are not crowded out; the primary fills what is left. Without it each extra's
+nodes come on top of the budget, each extra keeping its own budget (`Drafter.budget_on_top`): CASD adds its
+≤ 20 nodes (the paper's setup), EAGLE-2 behind CASD (`casd+eagle2`) the tree it drafts alone.
 """
 
 from collections.abc import Sequence
@@ -21,20 +22,19 @@ from speculative.engine.verify import VerificationResult
 class MergedDrafter(Drafter):
     """Merges the trees of `extras` into the tree of `primary`."""
 
-    def __init__(
-        self, primary: Drafter, extras: Sequence[Drafter], extras_share_budget: bool, extra_max_nodes: int
-    ) -> None:
+    def __init__(self, primary: Drafter, extras: Sequence[Drafter], extras_share_budget: bool) -> None:
         if not extras:
             raise ValueError("a merged drafter needs at least one extra drafter")
         self.primary = primary
         self.extras = tuple(extras)
         self.extras_share_budget = extras_share_budget
-        self.extra_max_nodes = extra_max_nodes
         self.name = "+".join(drafter.name for drafter in (primary, *self.extras))
 
     def propose(self, context: DraftContext) -> DraftTree:
-        extra_budget = context.max_nodes if self.extras_share_budget else self.extra_max_nodes
-        extra_trees = [extra.propose(replace(context, max_nodes=extra_budget)) for extra in self.extras]
+        extra_trees = [
+            extra.propose(replace(context, max_nodes=self._extra_budget(extra, context.max_nodes)))
+            for extra in self.extras
+        ]
         extra_nodes = sum(tree.num_drafted for tree in extra_trees)
         primary_budget = (
             max(0, context.max_nodes - extra_nodes) if self.extras_share_budget else context.max_nodes
@@ -44,6 +44,9 @@ class MergedDrafter(Drafter):
         for tree in extra_trees:
             merged.merge(tree)
         return merged
+
+    def _extra_budget(self, extra: Drafter, step_budget: int) -> int:
+        return step_budget if self.extras_share_budget else extra.budget_on_top(step_budget)
 
     def observe(self, result: VerificationResult) -> None:
         for drafter in (self.primary, *self.extras):

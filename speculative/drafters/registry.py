@@ -76,10 +76,9 @@ def drafter_factory(method: str, settings: SpeculativeSettings, target: TargetMo
     factories = [_METHODS[name](settings, target) for name in names]
     if len(factories) == 1:
         return factories[0]
-    extra_max_nodes = settings.casd_matches * settings.casd_draft_tokens
-    return partial(_merge, factories, settings.casd_shares_budget, extra_max_nodes)
+    return partial(_merge, factories, settings.casd_shares_budget)
 
 
-def _merge(factories: list[DrafterFactory], share_budget: bool, extra_max_nodes: int) -> Drafter:
+def _merge(factories: list[DrafterFactory], share_budget: bool) -> Drafter:
     primary, *extras = (factory() for factory in factories)
-    return MergedDrafter(primary, extras, extras_share_budget=share_budget, extra_max_nodes=extra_max_nodes)
+    return MergedDrafter(primary, extras, extras_share_budget=share_budget)

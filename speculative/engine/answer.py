@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from transformers import PreTrainedTokenizerBase
 
 from speculative.engine.detokenize import IncrementalDetokenizer
-from speculative.engine.stopping import StopReason, StopStringMatcher
+from speculative.engine.stopping import RepetitionGuard, RepetitionRule, StopReason, StopStringMatcher
 
 
 class Answer:
@@ -24,6 +24,7 @@ class Answer:
         stop_token_ids: frozenset[int],
         stop_strings: Sequence[str],
         max_new_tokens: int,
+        repetition: RepetitionRule | None = None,
     ) -> None:
         if stop_strings and tokenizer is None:
             raise ValueError("stop strings need a tokenizer")
@@ -31,6 +32,7 @@ class Answer:
         self._stop_strings = StopStringMatcher(stop_strings)
         self._stop_token_ids = stop_token_ids
         self._max_new_tokens = max_new_tokens
+        self._repetition = RepetitionGuard(repetition) if repetition is not None else None
         self.token_ids: list[int] = []
         self.text = ""
         self.stop_reason: StopReason | None = None
@@ -48,6 +50,11 @@ class Answer:
             self.token_ids.append(token)
             delta += self._add_one(token)
         return delta
+
+    def stop(self, reason: StopReason) -> None:
+        """End the answer from outside (a deadline); the tokens added so far stay."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
 
     def finish(self) -> str:
         """The text still held back, once generation has ended."""
@@ -68,6 +75,8 @@ class Answer:
             self.text += safe
             if hit:
                 self.stop_reason = StopReason.STOP_STRING
+        if self.stop_reason is None and self._repetition is not None and self._repetition.push(token):
+            self.stop_reason = StopReason.REPETITION
         if self.stop_reason is None and self.remaining_tokens <= 0:
             self.stop_reason = StopReason.LENGTH
         return safe

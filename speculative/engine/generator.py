@@ -6,12 +6,13 @@ then read `result` (token ids, text, stop reason, statistics).
 """
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from speculative.device import synced_clock
 from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.engine.answer import Answer
 from speculative.engine.budget import TreeBudget
@@ -54,8 +55,14 @@ class SpeculativeGenerator:
         validate_request(request, self.target.context_length, int(self.target.config.vocab_size))
         if request.stop_strings and self.tokenizer is None:
             raise InvalidRequestError("stop strings need a generator with a tokenizer")
-        answer = Answer(self.tokenizer, self.stop_token_ids, request.stop_strings, request.max_new_tokens)
-        return Generation(self, request.prompt_ids, answer, self.drafter_factory())
+        answer = Answer(
+            self.tokenizer,
+            self.stop_token_ids,
+            request.stop_strings,
+            request.max_new_tokens,
+            request.repetition,
+        )
+        return Generation(self, request, answer, self.drafter_factory())
 
 
 class Generation:
@@ -65,15 +72,17 @@ class Generation:
     """
 
     def __init__(
-        self, generator: SpeculativeGenerator, prompt_ids: Sequence[int], answer: Answer, drafter: Drafter
+        self, generator: SpeculativeGenerator, request: GenerationRequest, answer: Answer, drafter: Drafter
     ) -> None:
         self._generator = generator
         self._target = generator.target
-        self._prompt_ids = list(prompt_ids)
+        self._prompt_ids = list(request.prompt_ids)
+        self._context_ids = None if request.context_ids is None else list(request.context_ids)
+        self._deadline = request.deadline
         self._answer = answer
         self._drafter = drafter
         self._cache = KVCache()
-        self._stats = GenerationStats(prompt_tokens=len(prompt_ids))
+        self._stats = GenerationStats(prompt_tokens=len(self._prompt_ids))
         self._result: GenerationResult | None = None
 
     @property
@@ -93,6 +102,10 @@ class Generation:
             if delta:
                 yield delta
 
+    def steps(self) -> Iterator[str]:
+        """One delta per decoding step, empty ones included: a consumer can stop between any two steps."""
+        return self._deltas()
+
     def _deltas(self) -> Iterator[str]:
         started = self._now()
         sequence, new_hidden = self._prefill()
@@ -103,6 +116,8 @@ class Generation:
             result, new_hidden = self._step(sequence, new_hidden)
             sequence.extend(result.new_tokens)
             yield self._answer.add(result.new_tokens)
+            if self._deadline is not None and time.monotonic() >= self._deadline:
+                self._answer.stop(StopReason.DEADLINE)
         yield self._answer.finish()
         self._stats.decode_seconds = self._now() - decode_started
         self._stats.new_tokens = len(self._answer.token_ids)
@@ -130,6 +145,7 @@ class Generation:
             max_nodes=budget.nodes_for_next_step(),
             max_depth=max_depth,
             stop_token_ids=self._generator.stop_token_ids,
+            context_ids=self._context_ids,
         )
         started = self._now()
         tree = self._within_depth(self._drafter.propose(context), context)
@@ -155,7 +171,4 @@ class Generation:
         return tree
 
     def _now(self) -> float:
-        """Wall time after the device has finished its queued work, so timings are honest on a GPU."""
-        if self._target.device.type == "cuda":
-            torch.cuda.synchronize(self._target.device)
-        return time.perf_counter()
+        return synced_clock(self._target.device)

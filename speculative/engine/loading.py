@@ -7,13 +7,13 @@ from speculative.engine.budget import FixedTreeBudget, default_tree_nodes
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
-from speculative.models import resolve_model
+from speculative.models.production import require_model
 from speculative.settings import SpeculativeSettings
 
 
 def load_target(settings: SpeculativeSettings) -> tuple[TargetModel, PreTrainedTokenizerBase]:
     """The target model on the configured device and dtype, and its tokenizer, from the offline cache first."""
-    source = resolve_model(settings.generator_model, settings.model_cache)
+    source = require_model(settings.generator_model, settings.model_cache, "GENERATOR_MODEL")
     tokenizer = AutoTokenizer.from_pretrained(source)
     return TargetModel.load(source, settings.device, settings.dtype, settings.attention), tokenizer
 

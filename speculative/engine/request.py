@@ -3,6 +3,8 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from speculative.engine.stopping import RepetitionRule
+
 
 class InvalidRequestError(ValueError):
     """The request cannot be served as given; the message says what to change."""
@@ -10,11 +12,19 @@ class InvalidRequestError(ValueError):
 
 @dataclass(frozen=True)
 class GenerationRequest:
-    """Prompt token ids, the answer's token limit and extra stop strings (on top of the model's stop ids)."""
+    """Prompt token ids, the answer's token limit and extra stop strings (on top of the model's stop ids).
+
+    `context_ids`: the tokens copying drafters (CASD) search instead of the prompt, e.g. the retrieved passages
+    (None: the prompt). `repetition`: end the answer when it loops (None: never). `deadline`: a
+    `time.monotonic()` instant after which the answer ends at the next step (None: no deadline).
+    """
 
     prompt_ids: Sequence[int]
     max_new_tokens: int
     stop_strings: Sequence[str] = ()
+    context_ids: Sequence[int] | None = None
+    repetition: RepetitionRule | None = None
+    deadline: float | None = None
 
 
 def validate_request(request: GenerationRequest, context_length: int, vocab_size: int) -> None:
@@ -34,10 +44,11 @@ def validate_request(request: GenerationRequest, context_length: int, vocab_size
             f"max_new_tokens {request.max_new_tokens} is beyond the context: the prompt has {prompt_length} "
             f"tokens and the model holds {context_length}, so at most {context_length - prompt_length} new tokens"
         )
-    out_of_vocabulary = sorted({token for token in request.prompt_ids if not 0 <= token < vocab_size})
+    tokens = [*request.prompt_ids, *(request.context_ids or ())]
+    out_of_vocabulary = sorted({token for token in tokens if not 0 <= token < vocab_size})
     if out_of_vocabulary:
         raise InvalidRequestError(
-            f"prompt token ids {out_of_vocabulary[:5]} are outside the model's vocabulary of {vocab_size}"
+            f"prompt or context token ids {out_of_vocabulary[:5]} are outside the model's vocabulary of {vocab_size}"
         )
     if any(not stop for stop in request.stop_strings):
         raise InvalidRequestError("stop strings must not be empty")

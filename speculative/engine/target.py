@@ -14,13 +14,13 @@ from typing import Literal, cast
 import torch
 from transformers import AutoModelForCausalLM, PretrainedConfig, PreTrainedModel
 
+from speculative.device import torch_dtype
 from speculative.engine.attention_mask import tree_attention_mask
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.tree import DraftTree
 
 AttentionKernel = Literal["sdpa", "eager"]
 SUPPORTED_LAYER_TYPES = ("full_attention", "sliding_attention")
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
 class UnsupportedModelError(ValueError):
@@ -74,7 +74,7 @@ class TargetModel:
     ) -> "TargetModel":
         """Load a causal LM from a local folder onto `device` in `dtype` (names as in the settings)."""
         model = AutoModelForCausalLM.from_pretrained(
-            folder, dtype=DTYPES[dtype], attn_implementation=attention, device_map=device
+            folder, dtype=torch_dtype(dtype), attn_implementation=attention, device_map=device
         )
         return cls(model)
 

@@ -1,4 +1,5 @@
-"""`python -m speculative.models provision|list`: fill the offline model cache, or show what it holds."""
+"""`python -m speculative.models provision|list|fetch|check`: fill the offline model cache, or show what it holds;
+fetch the production models into it and check that the configured ones are there."""
 
 import argparse
 import logging
@@ -6,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from speculative.models import production_cli
 from speculative.models.errors import ModelProvisioningError
 from speculative.models.provision import model_states, provision
 from speculative.models.registry import REGISTRY, select
@@ -20,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "provision":
             _provision(args.cache, args.only, args.verify)
+        elif args.command in production_cli.COMMANDS:
+            return production_cli.run(args)
         else:
             _list(args.cache)
     except ModelProvisioningError as exc:
@@ -54,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
         "--verify", action="store_true", help="re-check sha256 of every cached file"
     )
     list_command = commands.add_parser("list", help="show each offline model, its status and folder")
-    for command in (provision_command, list_command):
+    for command in (provision_command, list_command, *production_cli.add_commands(commands)):
         command.add_argument(
             "--cache", type=Path, default=default_cache, help=f"cache folder (default {default_cache})"
         )

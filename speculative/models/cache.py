@@ -11,7 +11,6 @@ every start would cost seconds.
 """
 
 import fcntl
-import hashlib
 import json
 import logging
 import re
@@ -22,10 +21,11 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from speculative.models.checksums import file_sha256
+
 MANIFEST_NAME = "manifest.json"
 TEMP_PREFIX = ".tmp-"
 _LOCK_NAME = ".lock"
-_HASH_BLOCK = 1 << 20
 _MODEL_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)?")
 
 log = logging.getLogger(__name__)
@@ -156,7 +156,7 @@ def install_atomically(
 def hash_files(folder: Path) -> dict[str, FileRecord]:
     """Size and sha256 of every file below `folder` (the manifest itself excluded), by relative path."""
     return {
-        path.relative_to(folder).as_posix(): FileRecord(size=path.stat().st_size, sha256=_sha256(path))
+        path.relative_to(folder).as_posix(): FileRecord(size=path.stat().st_size, sha256=file_sha256(path))
         for path in sorted(folder.rglob("*"))
         if path.is_file() and path.name != MANIFEST_NAME
     }
@@ -193,12 +193,4 @@ def _file_matches(path: Path, record: FileRecord, verify_checksum: bool) -> bool
             return False
     except OSError:
         return False
-    return not verify_checksum or _sha256(path) == record.sha256
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        while block := stream.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+    return not verify_checksum or file_sha256(path) == record.sha256

@@ -5,15 +5,13 @@ their import spec and their dist-info, and their files are checked against pip's
 """
 
 import base64
-import hashlib
 import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from speculative.models.checksums import file_digest
 from speculative.models.errors import ModelPackageMissing
-
-_HASH_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -68,11 +66,7 @@ def _check_against_record(path: Path, record: importlib.metadata.PackagePath) ->
         raise ValueError(f"{path} has {size} bytes but the package was installed with {record.size}")
     if record.hash is None:
         return
-    digest = hashlib.new(record.hash.mode)
-    with path.open("rb") as stream:
-        while block := stream.read(_HASH_BLOCK):
-            digest.update(block)
-    encoded = base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+    encoded = base64.urlsafe_b64encode(file_digest(path, record.hash.mode)).rstrip(b"=").decode()
     if encoded != record.hash.value:
         raise ValueError(
             f"{path} does not match the {record.hash.mode} recorded when the package was installed"

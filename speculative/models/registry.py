@@ -7,8 +7,10 @@ the cache) and in production (from the hub or a mounted HF cache).
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from speculative.eagle.trained import TRAINED_HEADS, install_trained_head
 from speculative.models.convert_e5 import convert_e5
 from speculative.models.convert_gguf import convert_gguf
 from speculative.models.errors import UnknownModel
@@ -89,6 +91,10 @@ REGISTRY: dict[str, ModelSpec] = {
             build_multilingual_e5,
         ),
         ModelSpec(ALL_MINILM_L6_V2, "embedder (English, fast tests)", (_MINILM,), build_minilm),
+        *(
+            ModelSpec(name, "EAGLE-2 draft head (committed file)", (), partial(install_trained_head, name))
+            for name in TRAINED_HEADS
+        ),
     )
 }
 

@@ -6,7 +6,7 @@ Everything runs in fp32 on the CPU, where greedy speculative decoding must equal
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import cast
+from typing import Protocol, cast
 
 import pytest
 import torch
@@ -31,7 +31,15 @@ TINY_VOCAB = 49_152  # SmolLM2's vocabulary, so the tiny models can share its to
 # 1.4e-5 seen on a busy 2-core machine. A wrong mask, position or cache row moves them by orders of magnitude more.
 FP32_PATHS = {"rtol": 1e-4, "atol": 1e-4}
 
-ReferenceGreedy = Callable[[PreTrainedModel, Sequence[int], int, frozenset[int]], list[int]]
+
+class ReferenceGreedy(Protocol):
+    def __call__(
+        self,
+        model: PreTrainedModel,
+        prompt_ids: Sequence[int],
+        max_new_tokens: int,
+        stop_token_ids: frozenset[int] | None = None,
+    ) -> list[int]: ...
 
 
 def cached_model(name: str) -> str:
@@ -110,19 +118,27 @@ def tiny_llama_target() -> TargetModel:
 
 
 def greedy_reference(
-    model: PreTrainedModel, prompt_ids: Sequence[int], max_new_tokens: int, stop_token_ids: frozenset[int]
+    model: PreTrainedModel,
+    prompt_ids: Sequence[int],
+    max_new_tokens: int,
+    stop_token_ids: frozenset[int] | None = None,
 ) -> list[int]:
-    """What plain transformers greedy decoding produces: the ids after the prompt, the stop token included."""
+    """What plain transformers greedy decoding produces: the ids after the prompt, the stop token included.
+
+    Without `stop_token_ids` transformers stops where it stops by itself, at the EOS ids of the model's generation
+    config: the reference never borrows the engine's stop handling, so a stop-handling bug shows as a mismatch.
+    """
     input_ids = torch.tensor([list(prompt_ids)], device=model.device)
     generate = cast(Callable[..., torch.Tensor], model.generate)
+    stops = {} if stop_token_ids is None else {"eos_token_id": sorted(stop_token_ids)}
     with torch.inference_mode():
         output = generate(
             input_ids,
             attention_mask=torch.ones_like(input_ids),
             max_new_tokens=max_new_tokens,
             do_sample=False,
-            eos_token_id=sorted(stop_token_ids),
             pad_token_id=0,
+            **stops,
         )
     return [int(token) for token in output[0, len(prompt_ids) :]]
 

@@ -10,12 +10,12 @@ identically and the head's greedy chain is exactly what the target will accept.
 from pathlib import Path
 
 import torch
-from conftest import TINY_VOCAB
 from transformers import LlamaConfig, LlamaForCausalLM, PretrainedConfig
 
 from speculative.eagle.checkpoint import save_head
 from speculative.eagle.head import EagleHead
 from speculative.settings import SpeculativeSettings
+from tests.speculative.conftest import TINY_VOCAB
 
 HEAD_CONFIG_POSITIONS = 2048  # what public head configs say
 ATTENTION_SHARPNESS = 4.0

@@ -9,17 +9,17 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import tiny_llama
 from transformers import PreTrainedTokenizerBase
 
 from speculative.bench.cli import method_names, parse_args
-from speculative.bench.methods import HF_GREEDY, build_methods
+from speculative.bench.methods import HF_GREEDY, build_methods, cut_at_stop_string
 from speculative.bench.prompts import BenchPrompt
 from speculative.bench.random_head import write_random_head
 from speculative.bench.report import MethodSummary, markdown_report, summarize, write_reports
 from speculative.bench.runner import EncodedPrompt, Record, encode_prompts, rotated, run_benchmark
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
+from tests.speculative.conftest import tiny_llama
 
 MAX_NEW_TOKENS = 40
 ENGINE_METHODS = ["vanilla", "casd", "casd_prompt", "casd+casd_prompt"]
@@ -138,6 +138,27 @@ def test_every_method_stops_at_the_same_stop_string_and_counts_tokens_up_to_it(
     assert len(answers[0].token_ids) <= 8 < MAX_NEW_TOKENS
 
 
+def test_a_peers_answer_is_cut_at_the_token_completing_a_stop_string(
+    smollm2_tokenizer: PreTrainedTokenizerBase,
+) -> None:
+    """Prompt lookup can accept tokens past a stop string in one step; they are not part of the answer."""
+    ids = smollm2_tokenizer(
+        "Was de handen.\n[einde antwoord] en nog meer", add_special_tokens=False
+    ).input_ids
+    completing = next(
+        length for length in range(len(ids) + 1) if "[einde" in smollm2_tokenizer.decode(ids[:length])
+    )
+
+    cut, text, found = cut_at_stop_string(smollm2_tokenizer, ids, ["[einde"])
+
+    assert (cut, text, found) == (ids[:completing], "Was de handen.\n", True)
+    assert cut_at_stop_string(smollm2_tokenizer, ids, ["[begin"]) == (
+        ids,
+        smollm2_tokenizer.decode(ids),
+        False,
+    )
+
+
 def test_reports_hold_every_method_in_json_and_markdown(
     tmp_path: Path, summaries: dict[str, MethodSummary], records: list[Record]
 ) -> None:
@@ -194,9 +215,9 @@ def test_the_command_line_requires_the_hf_greedy_baseline_and_distinct_methods()
 
 
 def test_the_command_line_takes_every_documented_option() -> None:
-    command = "--model M --head H --prompts dutch-rag:p.jsonl --out o --max-new-tokens 64 --limit 5 --runs 2"
+    command = "--model M --head H --prompts rag:p.jsonl --out o --max-new-tokens 64 --limit 5 --runs 2"
     args = parse_args([*shlex.split(command), "--tree-budget", "12", "--threads", "1"])
 
-    assert (args.model, args.head, args.prompts, args.out) == ("M", "H", "dutch-rag:p.jsonl", Path("o"))
+    assert (args.model, args.head, args.prompts, args.out) == ("M", "H", "rag:p.jsonl", Path("o"))
     assert (args.max_new_tokens, args.limit, args.runs, args.tree_budget, args.threads) == (64, 5, 2, 12, 1)
     assert args.methods.split(",") == ["hf-greedy", "hf-prompt-lookup", "vanilla", "casd", "casd_prompt"]

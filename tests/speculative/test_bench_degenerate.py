@@ -3,6 +3,7 @@
 import pytest
 
 from speculative.bench.degenerate import is_degenerate, repeated_ngram_share
+from speculative.engine.stopping import RepetitionRule
 
 
 def test_an_answer_that_loops_repeats_almost_all_of_its_ngrams_and_is_degenerate() -> None:
@@ -32,10 +33,16 @@ def test_answers_too_short_for_two_ngrams_have_no_repeats(answer: list[int]) -> 
     assert repeated_ngram_share(answer) == 0.0
 
 
-def test_the_ngram_size_and_threshold_are_parameters() -> None:
+def test_the_ngram_share_counts_repeats_of_any_ngram_size() -> None:
     answer = [1, 2, 1, 2, 3, 4, 5, 6]  # bigram (1, 2) repeats once among 7 bigrams
 
     assert repeated_ngram_share(answer, n=2) == pytest.approx(1 / 7)
-    assert is_degenerate(answer, threshold=0.1, n=2)
     with pytest.raises(ValueError, match="at least 1"):
         repeated_ngram_share(answer, n=0)
+
+
+def test_degenerate_means_the_workers_repetition_rule_fires() -> None:
+    answer = list(range(20)) + [7, 8, 9] * 5
+
+    assert not is_degenerate(answer)
+    assert is_degenerate(answer, RepetitionRule(ngram=2, window=10))

@@ -1,12 +1,13 @@
 """Drafting methods by name, and merged trees: the primary drafter's tree with the others' branches as a trie."""
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 import torch
 
 from speculative.drafters.base import DraftContext, Drafter
-from speculative.drafters.casd import CasdDrafter
+from speculative.drafters.casd import CasdConfig, CasdDrafter
 from speculative.drafters.merged import MergedDrafter
 from speculative.drafters.registry import UnknownMethodError, drafter_factory, register_method
 from speculative.drafters.vanilla import VanillaDrafter
@@ -53,28 +54,37 @@ def test_extra_branches_merge_into_the_primary_tree_reusing_shared_nodes() -> No
     primary = ChainDrafter("eagle2", [[1, 2], [5]])
     extra = ChainDrafter("casd", [[1, 2, 3, 4]])
 
-    tree = MergedDrafter(primary, [extra], extras_share_budget=False, extra_max_nodes=20).propose(_context(3))
+    tree = MergedDrafter(primary, [extra], extras_share_budget=False).propose(_context(4))
 
     assert tree.tokens == [7, 1, 2, 5, 3, 4]
     assert tree.sources[1:] == ["eagle2", "eagle2", "eagle2", "casd", "casd"]
     assert tree.source_counts() == {"eagle2": 3, "casd": 2}
 
 
-def test_extras_that_do_not_share_the_budget_come_on_top_of_it() -> None:
-    primary = ChainDrafter("eagle2", [[1, 2, 3]])
-    extra = ChainDrafter("casd", [[8, 9, 10, 11, 12]])
+def test_extras_that_do_not_share_the_budget_come_on_top_of_it_with_the_budget_they_have_alone() -> None:
+    primary = ChainDrafter("casd", [[1, 2, 3]])
+    extra = ChainDrafter("eagle2", [[8, 9, 10, 11, 12]])
 
-    tree = MergedDrafter(primary, [extra], extras_share_budget=False, extra_max_nodes=4).propose(_context(3))
+    tree = MergedDrafter(primary, [extra], extras_share_budget=False).propose(_context(3))
 
-    assert primary.budgets == [3] and extra.budgets == [4]
-    assert tree.source_counts() == {"eagle2": 3, "casd": 4}
+    assert primary.budgets == [3] and extra.budgets == [3]
+    assert tree.source_counts() == {"casd": 3, "eagle2": 3}
+
+
+def test_casd_on_top_of_a_merged_tree_adds_all_its_branches_whatever_the_step_budget() -> None:
+    casd = CasdDrafter(CasdConfig(query_tokens=2, matches=2, draft_tokens=4))
+    context = replace(_context(3), sequence=[5, 6, 1, 2, 3, 4, 7, 5, 6, 8, 9, 10, 11, 5, 6], prompt_length=15)
+
+    tree = MergedDrafter(ChainDrafter("eagle2", [[20]]), [casd], extras_share_budget=False).propose(context)
+
+    assert tree.source_counts() == {"eagle2": 1, "casd": 8}
 
 
 def test_extras_that_share_the_budget_go_first_and_the_primary_fills_the_rest() -> None:
     primary = ChainDrafter("eagle2", [[1, 2, 3, 4, 5, 6]])
     extra = ChainDrafter("casd", [[8, 9]])
 
-    tree = MergedDrafter(primary, [extra], extras_share_budget=True, extra_max_nodes=20).propose(_context(5))
+    tree = MergedDrafter(primary, [extra], extras_share_budget=True).propose(_context(5))
 
     assert extra.budgets == [5] and primary.budgets == [3]
     assert tree.num_drafted == 5
@@ -83,7 +93,7 @@ def test_extras_that_share_the_budget_go_first_and_the_primary_fills_the_rest() 
 
 def test_every_drafter_of_a_merged_tree_observes_the_verification() -> None:
     primary, extra = ChainDrafter("eagle2", [[1]]), ChainDrafter("casd", [[2]])
-    merged = MergedDrafter(primary, [extra], extras_share_budget=False, extra_max_nodes=20)
+    merged = MergedDrafter(primary, [extra], extras_share_budget=False)
     tree = merged.propose(_context(4))
 
     merged.observe(verify_greedy(tree, [2, 0, 9]))

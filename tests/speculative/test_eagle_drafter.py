@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import ReferenceGreedy, tiny_llama
-from eagle_heads import bigram_llama, eagle_settings, saved_exact_head, saved_random_head
 
 from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.drafters.eagle2 import Eagle2Drafter, SharedWeights
@@ -28,6 +26,8 @@ from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
 from speculative.engine.verify import VerificationResult
+from tests.speculative.conftest import ReferenceGreedy, tiny_llama
+from tests.speculative.eagle_heads import bigram_llama, eagle_settings, saved_exact_head, saved_random_head
 
 MAX_NEW_TOKENS = 32
 CPU_BUDGET = 16
@@ -99,7 +99,7 @@ def test_eagle2_methods_equal_greedy_generate(
     factory = setup.factory(method)
 
     for prompt in _prompts(seed=7):
-        expected = reference_greedy(setup.target.model, prompt, MAX_NEW_TOKENS, _stops(setup.target))
+        expected = reference_greedy(setup.target.model, prompt, MAX_NEW_TOKENS)
         assert _generate(setup.target, factory, prompt).token_ids == expected, (
             f"prompt of {len(prompt)} tokens"
         )
@@ -116,7 +116,7 @@ def test_a_prompt_longer_than_the_heads_2048_positions_works(
 
     result = _generate(target, factory, prompt)
 
-    assert result.token_ids == reference_greedy(model, prompt, MAX_NEW_TOKENS, _stops(target))
+    assert result.token_ids == reference_greedy(model, prompt, MAX_NEW_TOKENS)
 
 
 def test_an_exact_head_has_its_whole_chain_accepted(exact_head_bigram: Setup) -> None:
@@ -300,12 +300,12 @@ def test_eagle2_casd_accounts_nodes_and_the_accepted_source_per_step(
     target = exact_head_bigram.target
     factory = exact_head_bigram.factory("eagle2+casd", casd_shares_budget=share_budget, eagle_depth=2)
     start, filler = 4321, _prompts(seed=8)[1][:20]
-    quoted = reference_greedy(target.model, [start], 16, _stops(target))
+    quoted = reference_greedy(target.model, [start], 16)
     prompt = [*filler, start, *quoted, *filler, start]
 
     result = _generate(target, factory, prompt)
 
-    assert result.token_ids == reference_greedy(target.model, prompt, MAX_NEW_TOKENS, _stops(target))
+    assert result.token_ids == reference_greedy(target.model, prompt, MAX_NEW_TOKENS)
     sources = [step.accepted_source for step in result.stats.steps]
     assert sources == ["casd", "casd"] + ["eagle2"] * (len(sources) - 2)
     assert max(result.stats.acceptance_histogram["casd"]) == 11  # 10 copied tokens and the bonus
@@ -313,6 +313,29 @@ def test_eagle2_casd_accounts_nodes_and_the_accepted_source_per_step(
         eagle_nodes, casd_nodes = step.nodes_by_source["eagle2"], step.nodes_by_source.get("casd", 0)
         assert set(step.nodes_by_source) <= {"eagle2", "casd"} and casd_nodes <= 20
         assert eagle_nodes + casd_nodes <= CPU_BUDGET if share_budget else eagle_nodes == CPU_BUDGET
+
+
+def _paths(tree: DraftTree) -> set[tuple[int, ...]]:
+    """Every drafted node as the tokens from the root down to it: a tree's content, whatever its node order."""
+    return {tuple(tree.tokens[node] for node in tree.path_to(end)) for end in range(1, tree.num_rows)}
+
+
+@pytest.mark.parametrize("budget", [CPU_BUDGET, 40])
+def test_eagle2_merged_after_casd_drafts_the_tree_it_drafts_alone(
+    random_head_llama: Setup, budget: int
+) -> None:
+    """In `casd+eagle2` EAGLE keeps its own budget (the step's), not CASD's 20-node cap on its copies."""
+    setup = random_head_llama
+    sequence = _prompts(seed=7)[3]
+    features = setup.target.prefill(sequence[:-1], KVCache()).hidden_states
+    context = DraftContext(sequence, len(sequence), features, budget, MAX_NEW_TOKENS, frozenset())
+
+    alone = setup.factory("eagle2")().propose(context)
+    merged = setup.factory("casd+eagle2")().propose(context)
+
+    assert alone.num_drafted == budget
+    assert _paths(alone) <= _paths(merged)
+    assert merged.source_counts()["casd"] > 0
 
 
 def test_eagle2_needs_an_eagle_head_setting(random_head_llama: Setup) -> None:

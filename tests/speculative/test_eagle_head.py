@@ -5,8 +5,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import tiny_llama
-from eagle_heads import HEAD_CONFIG_POSITIONS, random_head, saved_random_head
 from safetensors.torch import load_file
 
 from speculative.eagle.checkpoint import HeadLoadError, load_head, save_head
@@ -15,6 +13,8 @@ from speculative.engine.attention_mask import additive_mask
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
 from speculative.models.cache import install_atomically
+from tests.speculative.conftest import tiny_llama
+from tests.speculative.eagle_heads import HEAD_CONFIG_POSITIONS, random_head, saved_random_head
 
 PUBLIC_WEIGHT_NAMES = {
     "fc.weight",

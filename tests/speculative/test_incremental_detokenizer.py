@@ -1,11 +1,12 @@
 """Incremental detokenisation: text deltas never split a multi-byte character and add up to the whole answer."""
 
 import pytest
-from conftest import GEMMA3, SMOLLM2, cached_model
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
-from speculative.engine.detokenize import REPLACEMENT_CHARACTER, IncrementalDetokenizer
+from speculative.engine.detokenize import IncrementalDetokenizer
+from tests.speculative.conftest import GEMMA3, SMOLLM2, cached_model
 
+REPLACEMENT_CHARACTER = "\ufffd"
 TEXTS = [
     "Dosis: 5 µg/kg — één keer 😀 per dag, 37 °C 🩺",
     " Begin met een spatie, eindig met een emoji 🧑‍⚕️",

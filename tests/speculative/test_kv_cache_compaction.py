@@ -2,11 +2,11 @@
 
 import pytest
 import torch
-from conftest import FP32_PATHS
 
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
+from tests.speculative.conftest import FP32_PATHS
 
 PROMPT = [11, 523, 88, 4120, 9, 77, 301, 5, 18000, 42]
 

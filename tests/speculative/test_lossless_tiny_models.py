@@ -19,8 +19,7 @@ from speculative.engine.stopping import StopReason, model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
 from speculative.settings import SpeculativeSettings
-
-ReferenceGreedy = Callable[[PreTrainedModel, Sequence[int], int, frozenset[int]], list[int]]
+from tests.speculative.conftest import ReferenceGreedy
 
 MAX_NEW_TOKENS = 40
 # The methods that need no trained weights; eagle2 (which needs a head) is tested with its head.
@@ -57,10 +56,6 @@ def _generate(
     return generator.generate(GenerationRequest(prompt, max_new)).run()
 
 
-def _stops(model: PreTrainedModel) -> frozenset[int]:
-    return model_stop_token_ids(model.config, model.generation_config, None)
-
-
 @pytest.fixture(scope="module", params=[(0, 0.3), (1, 0.1)], ids=["varied-output", "looping-output"])
 def llama(
     request: pytest.FixtureRequest, make_tiny_llama: Callable[[int, float], PreTrainedModel]
@@ -82,7 +77,7 @@ def test_every_method_equals_greedy_generate_on_a_tiny_llama(
     factory = drafter_factory(method, SpeculativeSettings(_env_file=None), llama)
 
     for prompt in _prompts(seed=7):
-        expected = reference_greedy(llama.model, prompt, MAX_NEW_TOKENS, _stops(llama.model))
+        expected = reference_greedy(llama.model, prompt, MAX_NEW_TOKENS)
         assert _generate(llama, factory, prompt).token_ids == expected, f"prompt of {len(prompt)} tokens"
 
 
@@ -105,7 +100,7 @@ def test_every_method_equals_greedy_generate_past_a_sliding_window(
     factory = drafter_factory(method, SpeculativeSettings(_env_file=None), target)
 
     for prompt in _prompts(seed=11)[1:4]:
-        expected = reference_greedy(target.model, prompt, MAX_NEW_TOKENS, _stops(target.model))
+        expected = reference_greedy(target.model, prompt, MAX_NEW_TOKENS)
         assert _generate(target, factory, prompt).token_ids == expected, f"prompt of {len(prompt)} tokens"
 
 
@@ -137,9 +132,7 @@ def test_accepting_paths_from_the_middle_of_the_tree_stays_exact(
     tiny_llama_target: TargetModel, depth: int, reference_greedy: ReferenceGreedy
 ) -> None:
     prompt = _prompts(seed=5)[1]
-    expected = reference_greedy(
-        tiny_llama_target.model, prompt, MAX_NEW_TOKENS, _stops(tiny_llama_target.model)
-    )
+    expected = reference_greedy(tiny_llama_target.model, prompt, MAX_NEW_TOKENS)
 
     result = _generate(
         tiny_llama_target, lambda: OracleDrafter(len(prompt), expected, depth), prompt, budget=64
@@ -156,9 +149,7 @@ def test_the_output_does_not_depend_on_the_tree_budget(
 ) -> None:
     prompt = _prompts(seed=7)[3]
     factory = drafter_factory("casd", SpeculativeSettings(_env_file=None), tiny_llama_target)
-    expected = reference_greedy(
-        tiny_llama_target.model, prompt, MAX_NEW_TOKENS, _stops(tiny_llama_target.model)
-    )
+    expected = reference_greedy(tiny_llama_target.model, prompt, MAX_NEW_TOKENS)
 
     result = _generate(tiny_llama_target, factory, prompt, budget=budget)
 
@@ -171,7 +162,7 @@ def test_generation_stops_at_a_stop_token_inside_an_accepted_chunk(
 ) -> None:
     target = looping_llama
     prompt = _prompts(seed=7)[3]
-    free_run = reference_greedy(target.model, prompt, MAX_NEW_TOKENS, _stops(target.model))
+    free_run = reference_greedy(target.model, prompt, MAX_NEW_TOKENS)
     stop = free_run[len(free_run) // 2]  # a token the model really emits, mid-answer
     expected = reference_greedy(target.model, prompt, MAX_NEW_TOKENS, frozenset({stop}))
     factory = drafter_factory("casd", SpeculativeSettings(_env_file=None), target)
@@ -181,6 +172,25 @@ def test_generation_stops_at_a_stop_token_inside_an_accepted_chunk(
 
     assert result.token_ids == expected
     assert result.token_ids[-1] == stop and stop not in result.token_ids[:-1]
+    assert result.stop_reason is StopReason.STOP_TOKEN
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_stops_where_generate_stops_at_the_generation_configs_eos(
+    method: str, reference_greedy: ReferenceGreedy, make_tiny_llama: Callable[[int, float], PreTrainedModel]
+) -> None:
+    """The reference stops by transformers' own reading of the generation config, not by the engine's stop ids."""
+    model = make_tiny_llama(1, 0.1)
+    prompt = _prompts(seed=7)[3]
+    free_run = reference_greedy(model, prompt, MAX_NEW_TOKENS)
+    model.generation_config.eos_token_id = free_run[len(free_run) // 2]  # a token the model emits, mid-answer
+    target = TargetModel(model)
+    expected = reference_greedy(model, prompt, MAX_NEW_TOKENS)
+
+    result = _generate(target, drafter_factory(method, SpeculativeSettings(_env_file=None), target), prompt)
+
+    assert len(expected) < len(free_run)
+    assert result.token_ids == expected
     assert result.stop_reason is StopReason.STOP_TOKEN
 
 
