@@ -23,6 +23,7 @@ from ingest.models import FileStatus
 from ingest.pruning import Pruning
 from ingest.runner import Ingestion
 from ingest.search.backends import open_search_index
+from ingest.search.types import MissingIndex, SearchIndex
 from ingest.settings import IngestSettings
 
 FAILED_EXIT = 1
@@ -166,8 +167,19 @@ def _status(settings: IngestSettings, arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _existing_index(settings: IngestSettings) -> SearchIndex | None:
+    """The index for a read-only command; None (with the reason on stderr) when it does not exist."""
+    try:
+        return open_search_index(settings, create=False)
+    except MissingIndex as error:
+        print(error, file=sys.stderr)
+        return None
+
+
 def _list(settings: IngestSettings, _: argparse.Namespace) -> int:
-    index = open_search_index(settings)
+    index = _existing_index(settings)
+    if index is None:
+        return 2
     try:
         documents = list_documents(settings.database_url)
         differences = consistency(settings.database_url, index)
@@ -185,14 +197,15 @@ def _list(settings: IngestSettings, _: argparse.Namespace) -> int:
 
 
 def _delete(settings: IngestSettings, arguments: argparse.Namespace) -> int:
+    index = _existing_index(settings)
+    if index is None:
+        return 2
     try:
         document = find_document(settings.database_url, arguments.document)
+        delete_document(settings.database_url, index, document.id)
     except LookupError as error:
         print(error, file=sys.stderr)
         return 2
-    index = open_search_index(settings)
-    try:
-        delete_document(settings.database_url, index, document.id)
     finally:
         index.close()
     print(f"deleted {document.id[:12]} {document.title} ({document.source_path})")

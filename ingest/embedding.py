@@ -1,14 +1,16 @@
 """Sentence embeddings for chunks and queries, with the model's own prompt convention.
 
 e5 models were trained with `passage: ` / `query: ` prefixes and lose quality without them; BGE-M3 uses none.
-The prompts come from the model folder's sentence-transformers configuration, so the same code serves both.
+sentence-transformers' `encode_document` / `encode_query` pick the prompt the model folder configures
+("document", "passage" or "corpus"; "query"), so the same code serves both.
 Device and dtype come from the settings (cuda + bfloat16 in production, cpu + float32 here).
 """
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -16,13 +18,15 @@ from numpy.typing import NDArray
 from sentence_transformers import SentenceTransformer
 
 from ingest.settings import IngestSettings
-from speculative.models.cache import resolve_model
+from speculative.device import torch_dtype
+from speculative.models.production import exit_unless_loadable, require_model
 
 log = logging.getLogger(__name__)
 
-PASSAGE_PROMPTS = ("passage", "document")
-QUERY_PROMPTS = ("query",)
-_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+def exit_unless_embedder_loadable(settings: IngestSettings) -> None:
+    """Stop a service at start, naming EMBEDDING_MODEL, when its embedder is in neither cache (it loads lazily)."""
+    exit_unless_loadable({"EMBEDDING_MODEL": settings.embedding_model}, settings.model_cache)
 
 
 class Embedder:
@@ -39,11 +43,14 @@ class Embedder:
         self.model_name = model_name
         self.batch_size = batch_size
         self._model = SentenceTransformer(
-            resolve_model(model_name, model_cache),
+            require_model(model_name, model_cache, "EMBEDDING_MODEL"),
             device=device,
-            model_kwargs={"dtype": _DTYPES[dtype]},
+            model_kwargs={"dtype": torch_dtype(dtype)},
             local_files_only=True,
         )
+        # sentence-transformers 6 saves an empty "document" prompt beside e5's "passage: ", and encode_document
+        # tries "document" first: without the empty entries it finds "passage" (measured: e5 vectors differ).
+        self._model.prompts = {name: prompt for name, prompt in self._model.prompts.items() if prompt}
 
     @classmethod
     def from_settings(cls, settings: IngestSettings, model_name: str | None = None) -> "Embedder":
@@ -63,16 +70,8 @@ class Embedder:
             raise RuntimeError(f"{self.model_name} does not declare its embedding dimension")
         return int(dimension)
 
-    @cached_property
-    def passage_prompt(self) -> str | None:
-        return _first_prompt(self._model.prompts, PASSAGE_PROMPTS)
-
-    @cached_property
-    def query_prompt(self) -> str | None:
-        return _first_prompt(self._model.prompts, QUERY_PROMPTS)
-
     def embed_passages(
-        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+        self, texts: Sequence[str], progress: Callable[[int], object] | None = None
     ) -> NDArray[np.float32]:
         """Vectors of the texts as stored (`Titel: …\nTekst: …`); `progress(n)` after each batch.
 
@@ -83,27 +82,21 @@ class Embedder:
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
-            vectors[batch] = self._encode([texts[i] for i in batch], self.passage_prompt)
+            vectors[batch] = self._encode([texts[i] for i in batch], self._model.encode_document)
             if progress is not None:
                 progress(len(batch))
         return vectors
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        return self._encode([text], self.query_prompt)[0]
+        return self._encode([text], self._model.encode_query)[0]
 
-    def _encode(self, texts: list[str], prompt_name: str | None) -> NDArray[np.float32]:
+    def _encode(self, texts: list[str], encode: Callable[..., Any]) -> NDArray[np.float32]:
         with torch.inference_mode():
-            vectors = self._model.encode(
+            vectors = encode(
                 texts,
-                prompt_name=prompt_name,
                 batch_size=self.batch_size,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32)
-
-
-def _first_prompt(prompts: Mapping[str, str | None], names: Sequence[str]) -> str | None:
-    """The first configured prompt name among `names` whose prompt is not empty; None = no prompt."""
-    return next((name for name in names if prompts.get(name)), None)

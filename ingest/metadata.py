@@ -1,8 +1,9 @@
-"""Who a document is for: audience and department tags, filterable in search.
+"""Who a document is for: audience and department tags, filterable in search; and, optionally, its title.
 
 Clinicians asked to see the version of a procedure for their patient group first, so each document carries
-tags. They come from a sidecar next to the PDF (`<name>.meta.json`: `{"audience": [...], "department": [...]}`),
-else the department is the name of the sub-folder the file sits in below the ingested folder.
+tags. They come from a sidecar next to the PDF (`<name>.meta.json`: `{"audience": [...], "department": [...],
+"title": "..."}`), else the department is the name of the sub-folder the file sits in below the ingested
+folder. The sidecar's title overrides whatever the PDF says (a Word template's generic title, say).
 """
 
 import json
@@ -13,13 +14,14 @@ from pathlib import Path
 from ingest.pdf_reader import UnusableFile
 
 SIDECAR_SUFFIX = ".meta.json"
-_KNOWN_KEYS = {"audience", "department"}
+_KNOWN_KEYS = {"audience", "department", "title"}
 
 
 @dataclass(frozen=True)
 class DocumentTags:
     audiences: tuple[str, ...] = ()
     departments: tuple[str, ...] = ()
+    title: str | None = None
 
 
 def sidecar_path(pdf: Path) -> Path:
@@ -41,11 +43,15 @@ def _read_sidecar(sidecar: Path) -> DocumentTags:
         raise UnusableFile(f"metadatabestand {sidecar.name} is onleesbaar: {error}") from error
     if not isinstance(content, dict) or not set(content) <= _KNOWN_KEYS:
         raise UnusableFile(
-            f"metadatabestand {sidecar.name} moet een object zijn met alleen 'audience' en 'department'"
+            f"metadatabestand {sidecar.name} moet een object zijn met alleen 'audience', 'department' en 'title'"
         )
+    title = content.get("title")
+    if title is not None and not (isinstance(title, str) and title.strip()):
+        raise UnusableFile(f"metadatabestand {sidecar.name}: 'title' moet een niet-lege tekst zijn")
     return DocumentTags(
         audiences=_tag_list(content.get("audience", []), "audience", sidecar),
         departments=_tag_list(content.get("department", []), "department", sidecar),
+        title=" ".join(title.split()) if title else None,
     )
 
 

@@ -8,8 +8,10 @@ drawn after the line they belong to (plain mode moves them to the line's end).
 
 import hashlib
 import logging
+import math
 import os
 import stat
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +22,14 @@ from pypdf import PageObject, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
 
 from ingest.hidden_text import remove_hidden_text
+from ingest.split_words import rejoin_split_words
 
 log = logging.getLogger(__name__)
 
-_HASH_BLOCK = 1 << 20
 _HEADER_WINDOW = 1024
 _TRAILER_WINDOW = 2048
+HEADING_SCALE = 1.2
+HEADING_TOLERANCE = 0.5
 _PAGE_ERRORS = (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, ZeroDivisionError)
 
 
@@ -107,11 +111,18 @@ def _check_pdf_envelope(handle: BinaryIO, size: int) -> None:
 
 
 def _sha256(handle: BinaryIO) -> str:
-    digest = hashlib.sha256()
-    while block := handle.read(_HASH_BLOCK):
-        digest.update(block)
+    digest = hashlib.file_digest(handle, "sha256").hexdigest()  # type: ignore[arg-type]  # BinaryIO reads into buffers
     handle.seek(0)
-    return digest.hexdigest()
+    return digest
+
+
+def file_sha256(path: Path) -> str | None:
+    """The sha256 of what a path holds now (None when it cannot be read): is a twin still the same content?"""
+    try:
+        with path.open("rb") as handle:
+            return _sha256(handle)
+    except OSError:
+        return None
 
 
 def _parse(handle: BinaryIO) -> PdfReader:
@@ -137,12 +148,49 @@ def page_texts(pdf: PdfFile) -> Iterator[str]:
             raise UnusableFile(f"beschadigde pagina {number}: {error}") from error
 
 
+def main_heading(pdf: PdfFile) -> str | None:
+    """The first page's largest text, in drawing order: its main heading (None when no text stands out).
+
+    Read after `page_texts`, so the page's invisible text is already gone. Sizes are the font size scaled by
+    the text and graphics matrices (Word writes 1-point fonts in a scaled matrix).
+    """
+    if not pdf.reader.pages:
+        return None
+    runs: list[tuple[float, str]] = []
+
+    def collect(text: str, cm: list[float], tm: list[float], _font: object, size: float) -> None:
+        if text.strip():
+            runs.append((abs(size) * math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3]), text))
+
+    try:
+        pdf.reader.pages[0].extract_text(visitor_text=collect)
+    except _PAGE_ERRORS:
+        return None
+    return _largest(runs)
+
+
+def _largest(runs: list[tuple[float, str]]) -> str | None:
+    """The runs of the largest size, when that size is clearly above the size most characters are set in."""
+    if not runs:
+        return None
+    characters: Counter[float] = Counter()
+    for size, text in runs:
+        characters[round(size, 1)] += len(text.strip())
+    body = characters.most_common(1)[0][0]
+    largest = max(size for size, _ in runs)
+    if largest < body * HEADING_SCALE:
+        return None
+    return " ".join(" ".join(text.split()) for size, text in runs if size >= largest - HEADING_TOLERANCE)
+
+
 def _layout_text(page: PageObject, number: int) -> str:
     """Layout mode is marked experimental in pypdf: a page it cannot handle falls back to plain mode, and so does
-    a page where it finds nothing, since it ignores form XObjects, where some producers put a page's whole text."""
+    a page where it finds nothing, since it ignores form XObjects, where some producers put a page's whole text.
+    Words layout mode splits and plain mode reads whole are joined again (`split_words.py`)."""
+    plain = page.extract_text()
     try:
         text = page.extract_text(extraction_mode="layout")
     except _PAGE_ERRORS as error:
         log.warning("page %d: layout extraction failed (%s); using plain extraction", number, error)
-        return page.extract_text()
-    return text if text.strip() else page.extract_text()
+        return plain
+    return rejoin_split_words(text, plain)[0] if text.strip() else plain

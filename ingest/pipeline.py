@@ -10,7 +10,7 @@ from pathlib import Path
 from ingest.chunking import indexed_text, split_into_chunks
 from ingest.document_text import DocumentText, assemble, clean_page_lines
 from ingest.metadata import DocumentTags
-from ingest.pdf_reader import PdfFile, UnusableFile, page_texts
+from ingest.pdf_reader import PdfFile, UnusableFile, main_heading, page_texts
 from ingest.search.types import ChunkRecord
 from ingest.title import document_title
 
@@ -29,8 +29,9 @@ class ParsedDocument:
     pages_without_text: int
 
 
-def parse_pdf(pdf: PdfFile) -> ParsedDocument:
-    """Stream the pages, clean them and name the document; a PDF with (almost) no text is refused."""
+def parse_pdf(pdf: PdfFile, title: str | None = None) -> ParsedDocument:
+    """Stream the pages, clean them and name the document (`title`: the sidecar's, which wins); a PDF with
+    (almost) no text is refused."""
     pages = []
     empty = 0
     for raw in page_texts(pdf):
@@ -42,19 +43,25 @@ def parse_pdf(pdf: PdfFile) -> ParsedDocument:
         raise UnusableFile(
             f"geen tekstlaag: {pdf.page_count} pagina's zonder leesbare tekst (gescand document? OCR is nodig)"
         )
-    title = document_title(pdf.metadata_title, text.text, pdf.path)
+    title = title or document_title(pdf.metadata_title, text.text, pdf.path, main_heading(pdf))
     return ParsedDocument(pdf.sha256, pdf.size_bytes, pdf.path, title, text, empty)
 
 
 def chunk_records(
-    document: ParsedDocument, tags: DocumentTags, chunk_size: int, chunk_overlap: int
+    document: ParsedDocument,
+    tags: DocumentTags,
+    chunk_size: int,
+    chunk_overlap: int,
+    *,
+    title_prefix: bool = True,
 ) -> list[ChunkRecord]:
-    """The document's chunks as stored and searched: `Titel: {title}\\nTekst: {chunk}` plus where they are."""
+    """The document's chunks as stored and searched: `Titel: {title}\\nTekst: {chunk}` plus where they are
+    (`title_prefix=False` only for the evaluation that measures what the prefix is worth)."""
     return [
         ChunkRecord(
             document_id=document.sha256,
             chunk_index=chunk.index,
-            text=indexed_text(document.title, chunk.text),
+            text=indexed_text(document.title, chunk.text) if title_prefix else chunk.text,
             chunk=chunk.text,
             title=document.title,
             source_path=str(document.path),

@@ -23,7 +23,7 @@ from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from ingest.search.types import LegScores, SearchFilter, SearchHit, SearchIndex
 from ingest.settings import DEFAULT_ALPHA, DEFAULT_TOP_K, IngestSettings
-from speculative.models.cache import resolve_model
+from speculative.models.production import require_model
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,7 @@ class RetrievedChunk:
     score: float
     dense: LegScores | None
     bm25: LegScores | None
+    chunk_index: int = 0
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class QuestionTruncator:
 
     @classmethod
     def for_model(cls, model_name: str, model_cache: Path) -> "QuestionTruncator":
-        return cls(resolve_model(model_name, model_cache))
+        return cls(require_model(model_name, model_cache, "EMBEDDING_MODEL"))
 
     def truncate(self, question: str) -> tuple[str, bool]:
         """The question cut to `max_tokens` tokens, and whether anything was cut."""
@@ -187,6 +188,7 @@ def _retrieved(hit: SearchHit) -> RetrievedChunk:
         score=hit.score,
         dense=hit.vector,
         bm25=hit.keyword,
+        chunk_index=record.chunk_index,
     )
 
 

@@ -7,14 +7,15 @@ Every step is safe to repeat, which is what makes a killed job resumable without
 - the index is written before the documents table: a crash in between leaves the document searchable and the
   resumed job, finding exactly these chunks already there, only records it (no second embedding);
 - a file this very job indexed and recorded just before the kill (its status not yet written) counts as indexed;
-- a file moved to another path (same content, old path gone) is indexed again under its new path.
+- a file with the same content as a recorded one is skipped only while that one's path still holds it; otherwise
+  (moved, or the original edited after copying) it is indexed again under its own path.
 One bad file never stops the job: it is marked failed with its reason and the next file goes on.
 """
 
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -27,7 +28,7 @@ from ingest.documents import document_at, document_by_id, record_document
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags, document_tags
 from ingest.models import FileStatus
-from ingest.pdf_reader import UnusableFile, open_pdf
+from ingest.pdf_reader import UnusableFile, file_sha256, open_pdf
 from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from ingest.search.types import ChunkRecord, SearchIndex
 from ingest.settings import IngestSettings
@@ -83,7 +84,8 @@ class _Prepared:
     parsed: ParsedDocument
     tags: DocumentTags
     records: list[ChunkRecord]
-    replaces: list[str]
+    twins: list["_Prepared"] = field(default_factory=list)
+    """Later files of the job with the same content: skipped once this file's chunks are in the index."""
 
 
 class Ingestion:
@@ -145,13 +147,13 @@ class Ingestion:
         return jobs.job_summary(url, job_id)
 
     def _enqueue(self, group: list[_Prepared], prepared: _Prepared) -> None:
-        """Add a file to the group waiting for vectors, unless the group already holds the same content."""
-        twin = next((waiting for waiting in group if waiting.parsed.sha256 == prepared.parsed.sha256), None)
-        if twin is None:
+        """Add a file to the group waiting for vectors; a file with the same content as one already waiting
+        waits as its twin (its outcome is decided only when the first copy's index write is known)."""
+        first = next((waiting for waiting in group if waiting.parsed.sha256 == prepared.parsed.sha256), None)
+        if first is None:
             group.append(prepared)
-            return
-        outcome = Outcome(FileStatus.skipped, f"zelfde inhoud als {twin.path}", twin.parsed.sha256)
-        self._finish(prepared.file_id, prepared.path, outcome)
+        else:
+            first.twins.append(prepared)
 
     def _guarded(self, file_id: int, path: str, step: Callable[[], T]) -> T | Outcome:
         """Run one step of one file; a failure becomes that file's outcome and the job goes on."""
@@ -191,14 +193,12 @@ class Ingestion:
                     return Outcome(FileStatus.indexed, None, pdf.sha256)
                 if existing.source_path == str(path):
                     return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", pdf.sha256)
-                if Path(existing.source_path).exists():
+                if file_sha256(Path(existing.source_path)) == pdf.sha256:
                     return Outcome(
                         FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", pdf.sha256
                     )
             tags = document_tags(path, _root_of(path, requested))
-            parsed = parse_pdf(pdf)
-        previous = document_at(url, path)
-        replaces = [previous.id] if previous is not None and previous.id != parsed.sha256 else []
+            parsed = parse_pdf(pdf, tags.title)
         records = chunk_records(parsed, tags, self.settings.chunk_size, self.settings.chunk_overlap)
         jobs.set_file_status(
             url,
@@ -208,10 +208,11 @@ class Ingestion:
             chunks_total=len(records),
             chunks_done=0,
         )
-        prepared = _Prepared(file_id, str(path), parsed, tags, records, replaces)
+        prepared = _Prepared(file_id, str(path), parsed, tags, records)
         if parsed.sha256 in searchable and self.index.chunks(parsed.sha256) == records:
+            replaces = self._replaced(prepared)
             self.index.delete_documents(replaces)
-            return self._record(job_id, prepared)
+            return self._record(job_id, prepared, replaces)
         return prepared
 
     def _index_group(self, job_id: int, group: Sequence[_Prepared]) -> None:
@@ -225,24 +226,43 @@ class Ingestion:
             group[0].file_id, group[0].path, partial(self.embedder.embed_passages, texts, reporter)
         )
         if isinstance(vectors, Outcome):
-            for waiting in group[1:]:
+            for waiting in [*group[0].twins, *(f for w in group[1:] for f in (w, *w.twins))]:
                 self._finish(waiting.file_id, waiting.path, vectors)
             return
         start = 0
         for waiting in group:
             own = vectors[start : start + len(waiting.records)]
             start += len(waiting.records)
-            self._guarded(waiting.file_id, waiting.path, partial(self._put, job_id, waiting, own))
+            self._put_one_copy(job_id, [waiting, *waiting.twins], own)
+
+    def _put_one_copy(self, job_id: int, copies: Sequence[_Prepared], vectors: NDArray[np.float32]) -> None:
+        """Index the first copy whose write succeeds; the copies after it are skipped as its twins."""
+        for position, copy in enumerate(copies):
+            outcome = self._guarded(copy.file_id, copy.path, partial(self._put, job_id, copy, vectors))
+            if outcome.status == FileStatus.indexed:
+                for twin in copies[position + 1 :]:
+                    skipped = Outcome(
+                        FileStatus.skipped, f"zelfde inhoud als {copy.path}", copy.parsed.sha256
+                    )
+                    self._finish(twin.file_id, twin.path, skipped)
+                return
 
     def _put(self, job_id: int, waiting: _Prepared, vectors: NDArray[np.float32]) -> Outcome:
-        self.index.put_document(waiting.records, vectors, waiting.replaces)
-        return self._record(job_id, waiting)
+        replaces = self._replaced(waiting)
+        self.index.put_document(waiting.records, vectors, replaces)
+        return self._record(job_id, waiting, replaces)
 
-    def _record(self, job_id: int, prepared: _Prepared) -> Outcome:
+    def _replaced(self, prepared: _Prepared) -> list[str]:
+        """The older document recorded at this file's path, decided just before the write: an earlier file of
+        the same job may have taken that document over since this one was parsed (a copy of the original)."""
+        previous = document_at(self.settings.database_url, Path(prepared.path))
+        return [previous.id] if previous is not None and previous.id != prepared.parsed.sha256 else []
+
+    def _record(self, job_id: int, prepared: _Prepared, replaces: list[str]) -> Outcome:
         parsed, tags = prepared.parsed, prepared.tags
         url = self.settings.database_url
         record_document(
-            url, parsed, len(prepared.records), tags.audiences, tags.departments, prepared.replaces, job_id
+            url, parsed, len(prepared.records), tags.audiences, tags.departments, replaces, job_id
         )
         jobs.set_file_status(url, prepared.file_id, FileStatus.embedding, chunks_done=len(prepared.records))
         return Outcome(FileStatus.indexed, _warnings(parsed), parsed.sha256)

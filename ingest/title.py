@@ -1,7 +1,9 @@
 """A document's title: what clinicians would call it, named in every chunk (`Titel: …`).
 
-The PDF's own title wins when it is a real title; many exports carry junk there instead ("Microsoft Word -
-x.docx", "untitled"), so then the first heading-like line of the text is used, and the file name last.
+The PDF's own title wins when it names the document. Many exports carry a generic one instead (the Word
+template's "Microsoft Word - x.docx", the file's own name, "untitled"): then the first page's main heading (its
+largest text) is used, then the Office file name, then the first heading-like line, and the file name last.
+A `.meta.json` sidecar's "title" overrides all of them (`metadata.py`).
 """
 
 import re
@@ -16,19 +18,44 @@ _PLACEHOLDERS = frozenset({"untitled", "titel", "title", "document", "naamloos",
 _SEPARATORS = re.compile(r"[_\s]+|(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
-def document_title(metadata_title: str | None, text: str, path: Path) -> str:
-    """The metadata title if it is one, else the first heading-like line, else the file name."""
-    for candidate in (_from_metadata(metadata_title), _first_heading(text), _from_file_name(path)):
+def document_title(metadata_title: str | None, text: str, path: Path, heading: str | None = None) -> str:
+    """The first usable of: a specific metadata title, the main `heading`, an Office export's file name, the
+    first heading-like line, the file name."""
+    candidates = (
+        _specific(metadata_title, path),
+        _usable(clean_line(heading or "")),
+        _from_metadata(metadata_title),
+        _first_heading(text),
+        _from_file_name(path),
+    )
+    for candidate in candidates:
         if candidate:
             return candidate[:MAX_TITLE_LENGTH]
     return path.name[:MAX_TITLE_LENGTH]
+
+
+def _specific(title: str | None, path: Path) -> str | None:
+    """The metadata title unless it is generic: an Office export name or the file's own name."""
+    if not title or _OFFICE_PREFIX.match(clean_line(title)):
+        return None
+    cleaned = _from_metadata(title)
+    if (
+        cleaned is None
+        or _SEPARATORS.sub(" ", cleaned).casefold() == (_from_file_name(path) or "").casefold()
+    ):
+        return None
+    return cleaned
 
 
 def _from_metadata(title: str | None) -> str | None:
     if not title:
         return None
     cleaned = _FILE_EXTENSION.sub("", _OFFICE_PREFIX.sub("", clean_line(title))).strip()
-    return cleaned if _looks_like_a_title(cleaned) else None
+    return _usable(cleaned)
+
+
+def _usable(candidate: str) -> str | None:
+    return candidate if _looks_like_a_title(candidate) else None
 
 
 def _first_heading(text: str) -> str | None:

@@ -7,23 +7,45 @@ answer is cleaned the same way and matched ignoring whitespace (line joins chang
 rejoining happens identically on both sides); of several matches the one at the same relative position wins.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from tqdm import tqdm
 
 from api.evaluation.datasets import EvalSet, SourceDocument
 from api.evaluation.queries import AnswerSpan, EvalQuery
 from ingest.cleaning import clean_line, join_lines
 from ingest.document_text import DocumentText, single_page
+from ingest.metadata import DocumentTags, document_tags
 from ingest.pdf_reader import UnusableFile, open_pdf
-from ingest.pipeline import parse_pdf
+from ingest.pipeline import ParsedDocument, parse_pdf
 
 
 @dataclass(frozen=True)
 class CleanedDocument:
-    """A source document next to its cleaned text, which is what gets chunked and indexed."""
+    """A source document next to what ingestion made of it (cleaned text, title, tags), which is exactly what
+    ingestion's `chunk_records` chunks and indexes. A public set's document has no file: its path is its id."""
 
     source: SourceDocument
-    text: DocumentText
+    parsed: ParsedDocument
+    tags: DocumentTags = field(default_factory=DocumentTags)
+
+    @property
+    def text(self) -> DocumentText:
+        return self.parsed.text
+
+
+def _from_text(document: SourceDocument) -> CleanedDocument:
+    text = single_page(document.text)
+    parsed = ParsedDocument(
+        sha256=document.id,
+        size_bytes=len(document.text.encode()),
+        path=Path(document.file_name or document.id),
+        title=document.title,
+        text=text,
+        pages_without_text=0,
+    )
+    return CleanedDocument(document, parsed)
 
 
 @dataclass(frozen=True)
@@ -55,9 +77,7 @@ class WhitespaceFreeView:
 
 def clean_set(eval_set: EvalSet) -> CleanedSet:
     """Clean every document and move every answer span; a span that cannot be found again is dropped, counted."""
-    documents = {
-        document.id: CleanedDocument(document, single_page(document.text)) for document in eval_set.documents
-    }
+    documents = {document.id: _from_text(document) for document in eval_set.documents}
     views = {
         document_id: WhitespaceFreeView(document.text.text) for document_id, document in documents.items()
     }
@@ -94,20 +114,22 @@ class PdfFolder:
 
 
 def read_pdf_folder(folder: Path, max_bytes: int) -> PdfFolder:
-    """Every `*.pdf` below `folder`; a copy of a document already read keeps its own file name for resolving."""
+    """Every `*.pdf` below `folder` with its tags (sidecar or sub-folder, as ingestion finds them); a copy of a
+    document already read keeps its own file name for resolving."""
     if not folder.is_dir():
         raise FileNotFoundError(f"no such folder of documents: {folder}")
     documents: list[CleanedDocument] = []
     failures = []
-    for path in sorted(folder.rglob("*.pdf")):
+    for path in tqdm(sorted(folder.rglob("*.pdf")), desc="parsing", unit="file", dynamic_ncols=True):
         try:
+            tags = document_tags(path, folder)
             with open_pdf(path, max_bytes) as pdf:
-                parsed = parse_pdf(pdf)
+                parsed = parse_pdf(pdf, tags.title)
         except UnusableFile as error:
             failures.append(f"{path.relative_to(folder)}: {error}")
             continue
         source = SourceDocument(
             id=parsed.sha256, title=parsed.title, text=parsed.text.text, file_name=path.name
         )
-        documents.append(CleanedDocument(source, parsed.text))
+        documents.append(CleanedDocument(source, parsed, tags))
     return PdfFolder(tuple(documents), tuple(failures))

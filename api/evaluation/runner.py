@@ -1,17 +1,21 @@
 """Running configurations: each distinct index (chunking, title prefix, embedder) is built in its own temporary
-folder with ingestion's chunker, embedder and embedded index, then every question is asked of it and judged.
+folder with ingestion's own pipeline (`ingest.pipeline.chunk_records`, the embedder, the embedded index), then
+every question is asked through the chat's `Retriever` (stripped, cut to the embedder's maximum, embedded with
+the query prompt) and judged, so a report measures what clinicians get.
 
 Configurations that differ only in α share their index: α is applied at query time, so sharing changes no result
-and saves re-embedding the corpus once per α. Query vectors are computed once per embedder.
+and saves re-embedding the corpus once per α. Prepared questions and their vectors are computed once per embedder.
 """
 
 import logging
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+from tqdm import tqdm
 
 from api.evaluation.configs import RetrievalConfig
 from api.evaluation.corpus import CleanedDocument
@@ -20,13 +24,23 @@ from api.evaluation.metrics import DEPTH
 from api.evaluation.queries import EvalQuery
 from api.evaluation.report import ConfigurationResult
 from api.evaluation.resolution import DocumentResolver, IndexedDocument
-from ingest.chunking import indexed_text, split_into_chunks
 from ingest.embedding import Embedder
+from ingest.pipeline import chunk_records
+from ingest.retrieval import QuestionTruncator, RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
-from ingest.search.types import ChunkRecord, SearchHit, SearchIndex
+from ingest.search.types import SearchIndex
 from ingest.settings import IngestSettings
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PreparedQuestions:
+    """The questions as the retriever searches them (stripped, cut) and their query vectors."""
+
+    texts: tuple[str, ...]
+    truncated: tuple[bool, ...]
+    vectors: NDArray[np.float32]
 
 
 class Embedders:
@@ -35,19 +49,29 @@ class Embedders:
     def __init__(self, settings: IngestSettings) -> None:
         self._settings = settings
         self._loaded: dict[str, Embedder] = {}
-        self._query_vectors: dict[str, NDArray[np.float32]] = {}
+        self._prepared: dict[str, PreparedQuestions] = {}
 
     def get(self, name: str) -> Embedder:
         if name not in self._loaded:
             self._loaded[name] = Embedder.from_settings(self._settings, name)
         return self._loaded[name]
 
-    def query_vectors(self, name: str, questions: Sequence[str]) -> NDArray[np.float32]:
-        """One vector per question, with the embedder's query prompt; computed once per embedder."""
-        if name not in self._query_vectors:
+    def retriever(self, name: str, index: SearchIndex, alpha: float) -> Retriever:
+        """The chat's retriever over `index` with this embedder, returning the first 50 chunks, no floor."""
+        truncator = QuestionTruncator.for_model(name, self._settings.model_cache)
+        return Retriever(index, self.get(name), truncator, alpha=alpha, top_k=DEPTH, relevance_floor=0.0)
+
+    def prepared(self, name: str, retriever: Retriever, questions: Sequence[str]) -> PreparedQuestions:
+        """Every question prepared and embedded as `Retriever.retrieve` does it; once per embedder."""
+        if name not in self._prepared:
+            texts, truncated = zip(*(retriever.prepare(question) for question in questions), strict=True)
             embedder = self.get(name)
-            self._query_vectors[name] = np.stack([embedder.embed_query(question) for question in questions])
-        return self._query_vectors[name]
+            vectors = [
+                embedder.embed_query(text)
+                for text in tqdm(texts, desc="embedding questions", unit="question", dynamic_ncols=True)
+            ]
+            self._prepared[name] = PreparedQuestions(tuple(texts), tuple(truncated), np.stack(vectors))
+        return self._prepared[name]
 
 
 def catalogue(documents: Sequence[CleanedDocument]) -> list[IndexedDocument]:
@@ -75,13 +99,13 @@ def run_configurations(
     results: dict[str, ConfigurationResult] = {}
     for names in by_index.values():
         first = configs[names[0]]
-        embedder = embedders.get(first.embedder)
-        vectors = embedders.query_vectors(first.embedder, [query.question for query in queries])
         with tempfile.TemporaryDirectory(prefix="vraagbaak-eval-", dir=work_dir) as folder:
-            index = build_index(documents, first, embedder, Path(folder))
+            index = build_index(documents, first, embedders.get(first.embedder), Path(folder))
             try:
                 for name in names:
-                    outcomes = ask_all(index, queries, vectors, configs[name].alpha, resolver)
+                    retriever = embedders.retriever(first.embedder, index, configs[name].alpha)
+                    prepared = embedders.prepared(first.embedder, retriever, [q.question for q in queries])
+                    outcomes = ask_all(retriever, queries, prepared, resolver, name)
                     results[name] = ConfigurationResult(name, configs[name].describe(), outcomes)
             finally:
                 index.close()
@@ -91,13 +115,23 @@ def run_configurations(
 def build_index(
     documents: Sequence[CleanedDocument], config: RetrievalConfig, embedder: Embedder, folder: Path
 ) -> EmbeddedIndex:
-    """Chunk, embed and index every document (a copy with the same id is indexed once)."""
+    """Chunk (ingestion's `chunk_records`: title, tags, source path), embed and index every document (a copy
+    with the same id is indexed once)."""
     unique = list({document.source.id: document for document in documents}.values())
-    records = [chunk_records(document, config) for document in unique]
-    log.info(
-        "indexing %d documents, %d chunks for %s", len(unique), sum(map(len, records)), config.describe()
-    )
-    vectors = embedder.embed_passages([record.text for chunks in records for record in chunks])
+    records = [
+        chunk_records(
+            document.parsed,
+            document.tags,
+            config.chunk_size,
+            config.chunk_overlap,
+            title_prefix=config.title_prefix,
+        )
+        for document in unique
+    ]
+    texts = [record.text for chunks in records for record in chunks]
+    log.info("indexing %d documents, %d chunks for %s", len(unique), len(texts), config.describe())
+    with tqdm(total=len(texts), desc="embedding", unit="chunk", dynamic_ncols=True) as bar:
+        vectors = embedder.embed_passages(texts, bar.update)
     index = EmbeddedIndex(folder, embedding_model=config.embedder)
     start = 0
     for chunks in records:
@@ -106,49 +140,29 @@ def build_index(
     return index
 
 
-def chunk_records(document: CleanedDocument, config: RetrievalConfig) -> list[ChunkRecord]:
-    """The document's chunks as stored, with or without the `Titel: …\\nTekst: …` prefix."""
-    title = document.source.title
-    return [
-        ChunkRecord(
-            document_id=document.source.id,
-            chunk_index=chunk.index,
-            text=indexed_text(title, chunk.text) if config.title_prefix else chunk.text,
-            chunk=chunk.text,
-            title=title,
-            source_path=document.source.file_name or document.source.id,
-            page_start=chunk.page_start,
-            page_end=chunk.page_end,
-            char_start=chunk.start,
-            char_end=chunk.end,
-        )
-        for chunk in split_into_chunks(document.text, config.chunk_size, config.chunk_overlap)
-    ]
-
-
 def ask_all(
-    index: SearchIndex,
+    retriever: Retriever,
     queries: Sequence[EvalQuery],
-    vectors: NDArray[np.float32],
-    alpha: float,
+    prepared: PreparedQuestions,
     resolver: DocumentResolver,
+    name: str = "",
 ) -> tuple[QueryOutcome, ...]:
-    """Each question's first 50 hybrid results, judged (any `SearchIndex`: a temporary one or the live one)."""
-    return tuple(
-        judge(
-            query,
-            [retrieved(hit) for hit in index.hybrid_search(query.question, vector, alpha=alpha, limit=DEPTH)],
-            resolver,
-        )
-        for query, vector in zip(queries, vectors, strict=True)
-    )
+    """Each question's first 50 chunks as the chat's retriever returns them, judged."""
+    asked = zip(queries, prepared.texts, prepared.truncated, prepared.vectors, strict=True)
+    outcomes = []
+    for query, text, truncated, vector in tqdm(
+        asked, total=len(queries), desc=f"asking {name}".strip(), unit="question", dynamic_ncols=True
+    ):
+        retrieval = retriever.search(text, vector, truncated)
+        outcomes.append(judge(query, [retrieved(chunk) for chunk in retrieval.chunks], resolver))
+    return tuple(outcomes)
 
 
-def retrieved(hit: SearchHit) -> Retrieved:
+def retrieved(chunk: RetrievedChunk) -> Retrieved:
     return Retrieved(
-        document_id=hit.chunk.document_id,
-        char_start=hit.chunk.char_start,
-        char_end=hit.chunk.char_end,
-        score=hit.score,
-        dense_similarity=hit.vector.raw if hit.vector is not None else None,
+        document_id=chunk.document_id,
+        char_start=chunk.char_start,
+        char_end=chunk.char_end,
+        score=chunk.score,
+        dense_similarity=chunk.dense.raw if chunk.dense is not None else None,
     )

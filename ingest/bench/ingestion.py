@@ -24,6 +24,7 @@ from sentence_transformers import SentenceTransformer
 
 from ingest import schema
 from ingest.bench.common import command, machine, percentiles_ms, replace_section, timed
+from ingest.bench.synthetic import VectorSpace, Vocabulary, long_pdf, synthetic_documents
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
@@ -31,7 +32,6 @@ from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
-from ingest.synthetic import VectorSpace, Vocabulary, long_pdf, synthetic_documents
 from speculative.models.cache import resolve_model
 
 SECTION = "## Ingestion"
@@ -114,9 +114,8 @@ def embedding_ratio(pdfs: Sequence[Path], settings: IngestSettings) -> dict[str,
 
     def encode() -> object:
         with torch.inference_mode():
-            return model.encode(
+            return model.encode_document(
                 texts,
-                prompt_name=embedder.passage_prompt,
                 batch_size=settings.embedding_batch_size,
                 normalize_embeddings=True,
                 show_progress_bar=False,

@@ -54,6 +54,7 @@ from ingest.search.types import (
     DEFAULT_POOL,
     ChunkRecord,
     IndexStats,
+    MissingIndex,
     SearchFilter,
     SearchHit,
     check_hybrid_arguments,
@@ -131,9 +132,17 @@ class _View:
 
 
 class EmbeddedIndex:
-    """A `SearchIndex` in a local folder; `embedding_model` guards against mixing embedders in one index."""
+    """A `SearchIndex` in a local folder; `embedding_model` guards against mixing embedders in one index.
 
-    def __init__(self, folder: Path, embedding_model: str | None = None) -> None:
+    With `create=False` (read-only commands) a missing folder is refused with `MissingIndex`.
+    """
+
+    def __init__(self, folder: Path, embedding_model: str | None = None, *, create: bool = True) -> None:
+        if not create and not folder.is_dir():
+            raise MissingIndex(
+                f"no search index in {folder} (INDEX_DIR): check the setting, or build one with "
+                "`python -m ingest run FOLDER`"
+            )
         self.folder = folder
         self.embedding_model = embedding_model
         (folder / SEGMENTS).mkdir(parents=True, exist_ok=True)

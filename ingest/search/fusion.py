@@ -1,9 +1,18 @@
-"""Weaviate's relativeScoreFusion, reproduced step by step (server `hybrid_fusion.go`, v1.24+).
+"""Weaviate's relativeScoreFusion, reproduced step by step from the server's source at v1.38.0.
 
-Each leg's pool is min-max normalised on its own (max == min, a single hit included, gives 1), weighted
-(vector α, keyword 1 − α) and summed per object; an object missing from a leg gets 0 from it. Arithmetic is
-float32 like the server's. Sorting: fused score descending; near-ties (|Δ| < 1e-7) by the raw score of the
-last leg that held the object (keyword is processed after vector), then by UUID ascending.
+- Legs (`usecases/traverser/explorer_hybrid.go`, `Explorer.Hybrid`): the vector leg runs only when α > 0 and
+  becomes result set 0, the keyword leg only when 1 − α > 0 and becomes the last result set. (`searcher.go`'s
+  `Search`, which lists keyword first, serves aggregations only, not queries.)
+- Fusion (`usecases/traverser/hybrid/hybrid_fusion.go`, `FusionRelativeScore`): each result set is min-max
+  normalised on its own raw scores (`SecondarySortValue`: BM25F, or 1 − cosine distance; max == min, a single
+  hit included, gives 1), weighted (vector α, keyword 1 − α) and summed per object in float32; an object missing
+  from a leg gets 0 from it. The result sets are walked in order and a later set's entry replaces the earlier
+  one, so an object found by both legs keeps the **keyword** leg's raw score as its `SecondarySortValue`, and
+  its score explanation lists the keyword leg first (`weaviate_index.py` reads it back).
+- Order: fused score descending; scores within 1e-7 (squared difference < 1e-14) are ties, broken by the kept
+  raw score descending (again within 1e-7), then by UUID string ascending. The server sorts with Go's
+  `sort.Slice` and that comparator; only a chain of near-ties whose ends differ by more than 1e-7 can come out
+  in another order here (Go's result then depends on its sort algorithm's internals).
 """
 
 import itertools
@@ -51,16 +60,17 @@ def relative_score_fusion(
     uuids: Mapping[Key, str],
     limit: int | None = None,
 ) -> list[Fused[Key]]:
-    """The objects of both pools, fused, in Weaviate's order, cut to `limit` (None: all of them)."""
-    vector_scores = normalised_leg(vector)
-    keyword_scores = normalised_leg(keyword)
+    """The objects of both pools, fused, in Weaviate's order, cut to `limit` (None: all of them).
+
+    A leg whose weight is 0 (α = 0 or α = 1) does not exist for the server, so its pool is ignored.
+    """
+    vector_scores = normalised_leg(vector) if alpha > 0 else {}
+    keyword_scores = normalised_leg(keyword) if alpha < 1 else {}
     keys = list(dict.fromkeys([*vector_scores, *keyword_scores]))
     vector_part = _weighted(keys, vector_scores, alpha)
     keyword_part = _weighted(keys, keyword_scores, 1.0 - alpha)
     scores = (vector_part + keyword_part).astype(np.float32)
-    secondary = np.array(
-        [(keyword_scores.get(key) or vector_scores[key]).raw for key in keys], dtype=np.float32
-    )
+    secondary = np.array([_kept(key, vector_scores, keyword_scores).raw for key in keys], dtype=np.float32)
     order = _weaviate_order(scores, secondary, [uuids[key] for key in keys])
     return [
         Fused(
@@ -73,6 +83,11 @@ def relative_score_fusion(
         )
         for i in order[:limit]
     ]
+
+
+def _kept(key: Key, vector: Mapping[Key, LegScores], keyword: Mapping[Key, LegScores]) -> LegScores:
+    """The entry of the last result set holding the object (keyword comes after vector) wins."""
+    return keyword[key] if key in keyword else vector[key]
 
 
 def _weighted(keys: Sequence[Key], leg: Mapping[Key, LegScores], weight: float) -> NDArray[np.float32]:

@@ -17,6 +17,11 @@ CHUNK_NAMESPACE = uuid.UUID("6c1f1f0e-3b1a-5d8e-9a43-7f2b8f0c5d21")
 DEFAULT_POOL = 100
 
 
+class MissingIndex(LookupError):
+    """A read-only command pointed at an index that does not exist (a mistyped INDEX_DIR or collection): it
+    must not create an empty one and report every document unsearchable."""
+
+
 def check_hybrid_arguments(alpha: float, limit: int) -> None:
     """Refuse what every backend would otherwise answer with nonsense or a server error."""
     if not 0.0 <= alpha <= 1.0:

@@ -5,10 +5,9 @@ k1 1.2 / b 0.75, `word` tokenization on the searched text only (ids, paths and t
 stopword preset `none` plus a Dutch list (the `en` preset drops "in", "is", "was", "no"), cosine HNSW. Every
 hybrid query passes `alpha` and `fusion_type=RELATIVE_SCORE` explicitly (the server default alpha is 0.75).
 
-Weaviate has no transactions, so replacing a document atomically uses a tiny state object listing hidden
-document ids, which every query excludes: the new version is imported hidden, then one update of the state
-object shows it and hides the version it replaces, which is deleted afterwards. A crash leaves at worst
-hidden leftovers, never two versions or none. The state object assumes one writer at a time.
+Weaviate has no transactions: a document is replaced by importing its new version under new object ids beside
+the old one and switching with one write of a state object listing hidden versions, which every query
+excludes (`versions.py`); writers take turns through a lock in PostgreSQL (`writer_lock.py`).
 """
 
 import re
@@ -29,6 +28,7 @@ from weaviate.collections import Collection as WeaviateCollection
 from weaviate.collections.classes.filters import _Filters
 from weaviate.util import generate_uuid5
 
+from ingest.search import versions
 from ingest.search.bm25 import K1, B
 from ingest.search.tokens import DUTCH_STOPWORDS
 from ingest.search.types import (
@@ -36,15 +36,19 @@ from ingest.search.types import (
     ChunkRecord,
     IndexStats,
     LegScores,
+    MissingIndex,
     SearchFilter,
     SearchHit,
     check_hybrid_arguments,
 )
 from ingest.search.vectors import EF_CONSTRUCTION, EF_MAX, EF_MIN, FLAT_SEARCH_CUTOFF, MAX_CONNECTIONS
+from ingest.search.versions import object_id
+from ingest.search.writer_lock import WriterLock
 
 DELETE_CAP = 10_000
 IMPORT_BATCH = 500
-_STATE_ID = generate_uuid5("hidden-documents", str(CHUNK_NAMESPACE))
+_STATE_ID = generate_uuid5("hidden-versions", str(CHUNK_NAMESPACE))
+_GROUPS_LIMIT = 1_000_000
 _LEG_SCORE = re.compile(
     r"Result Set '?(keyword|vector)[^)']*'?\) Document [^:]+: original score ([-\d.e+]+), normalized score: ([-\d.e+]+)"
 )
@@ -73,6 +77,7 @@ def chunk_collection_config(name: str) -> dict[str, Any]:
             _text("chunk"),
             _text("title"),
             _text("document_id", filterable=True),
+            _text("version", filterable=True),
             _text("source_path", filterable=True),
             _text("audiences", filterable=True, array=True),
             _text("departments", filterable=True, array=True),
@@ -102,10 +107,10 @@ def chunk_collection_config(name: str) -> dict[str, Any]:
 
 
 def weaviate_filter(filters: SearchFilter | None, hidden: Collection[str]) -> _Filters | None:
-    """The search filter in Weaviate's terms, always excluding hidden (half-replaced) documents."""
+    """The search filter in Weaviate's terms, always excluding hidden versions (being imported or deleted)."""
     parts = []
     if hidden:
-        parts.append(Filter.by_property("document_id").contains_none(sorted(hidden)))
+        parts.append(Filter.by_property("version").contains_none(sorted(hidden)))
     if filters is not None:
         if filters.document_ids is not None:
             parts.append(Filter.by_property("document_id").contains_any(sorted(filters.document_ids) or [""]))
@@ -121,7 +126,17 @@ def weaviate_filter(filters: SearchFilter | None, hidden: Collection[str]) -> _F
 class WeaviateIndex:
     """A `SearchIndex` on a Weaviate server (≥ 1.27, gRPC reachable)."""
 
-    def __init__(self, url: str, grpc_port: int, api_key: str | None, collection: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        grpc_port: int,
+        api_key: str | None,
+        collection: str,
+        writer_lock: WriterLock,
+        *,
+        create: bool = True,
+    ) -> None:
+        self._writer_lock = writer_lock
         host, port, secure = _split_url(url)
         self._client = weaviate.connect_to_custom(
             http_host=host,
@@ -132,6 +147,9 @@ class WeaviateIndex:
             grpc_secure=secure,
             auth_credentials=Auth.api_key(api_key) if api_key else None,
         )
+        if not create and not self._client.collections.exists(collection):
+            self._client.close()
+            raise MissingIndex(f"no search index in collection {collection} at {url} (WEAVIATE_COLLECTION)")
         self._chunks = self._collection(collection)
         self._state = self._state_collection(f"{collection}State")
 
@@ -149,40 +167,36 @@ class WeaviateIndex:
             )
         return self._client.collections.get(name)
 
-    # ------------------------------------------------------------------ state
+    # ------------------------------------------------------------------ state (`versions.VersionedStore`)
 
-    def _hidden(self) -> set[str]:
+    def hidden(self) -> frozenset[str]:
         state = self._state.query.fetch_object_by_id(_STATE_ID)
-        return set(state.properties.get("hidden") or []) if state is not None else set()
+        return frozenset(state.properties.get("hidden") or []) if state is not None else frozenset()
 
-    def _set_hidden(self, hidden: Collection[str]) -> None:
-        properties = {"hidden": sorted(hidden)}
+    def set_hidden(self, versions: Collection[str]) -> None:
+        properties = {"hidden": sorted(versions)}
         if self._state.data.exists(_STATE_ID):
             self._state.data.replace(uuid=_STATE_ID, properties=properties)
         else:
             self._state.data.insert(properties=properties, uuid=_STATE_ID)
 
-    # ------------------------------------------------------------------ writing
+    def versions_of(self, document_ids: Collection[str]) -> frozenset[str]:
+        if not document_ids:
+            return frozenset()
+        groups = self._chunks.aggregate.over_all(
+            filters=Filter.by_property("document_id").contains_any(sorted(document_ids)),
+            group_by=GroupByAggregate(prop="version", limit=_GROUPS_LIMIT),
+            total_count=True,
+        )
+        return frozenset(str(group.grouped_by.value) for group in groups.groups)
 
-    def put_document(
-        self, chunks: Sequence[ChunkRecord], vectors: NDArray[np.float32], replaces: Collection[str] = ()
+    def import_version(
+        self, chunks: Sequence[ChunkRecord], vectors: NDArray[np.float32], version: str
     ) -> None:
-        document_ids = {chunk.document_id for chunk in chunks}
-        if len(document_ids) != 1 or len(vectors) != len(chunks):
-            raise ValueError("put_document takes the chunks of exactly one document with one vector each")
-        (document_id,) = document_ids
-        hidden = self._hidden()
-        self._set_hidden(hidden | {document_id})
-        self._delete_objects(document_id)
-        self._import(chunks, vectors)
-        self._set_hidden((hidden - {document_id}) | set(replaces))
-        for replaced in replaces:
-            self._delete_objects(replaced)
-        self._set_hidden(self._hidden() - set(replaces))
-
-    def _import(self, chunks: Sequence[ChunkRecord], vectors: NDArray[np.float32]) -> None:
         objects = [
-            DataObject(properties=_properties(chunk), vector=vector.tolist(), uuid=chunk.id)
+            DataObject(
+                properties=_properties(chunk, version), vector=vector.tolist(), uuid=object_id(chunk, version)
+            )
             for chunk, vector in zip(chunks, np.asarray(vectors, dtype=np.float32), strict=True)
         ]
         for start in range(0, len(objects), IMPORT_BATCH):
@@ -190,55 +204,63 @@ class WeaviateIndex:
             if result.has_errors:
                 first = next(iter(result.errors.values()))
                 raise RuntimeError(f"Weaviate refused {len(result.errors)} chunks: {first.message}")
-        stored = self._count(chunks[0].document_id)
+        stored = self._count(Filter.by_property("version").equal(version))
         if stored != len(chunks):
             raise RuntimeError(
                 f"Weaviate holds {stored} chunks of {chunks[0].document_id}, expected {len(chunks)}"
             )
 
-    def _count(self, document_id: str) -> int:
-        result = self._chunks.aggregate.over_all(
-            filters=Filter.by_property("document_id").equal(document_id), total_count=True
-        )
-        return int(result.total_count or 0)
-
-    def _delete_objects(self, document_id: str) -> None:
+    def delete_versions(self, versions: Collection[str]) -> None:
         """`delete_many` stops at the server's QUERY_MAXIMUM_RESULTS (10,000): repeat until none are left."""
-        where = Filter.by_property("document_id").equal(document_id)
+        where = Filter.by_property("version").contains_any(sorted(versions))
         while self._chunks.data.delete_many(where=where).matches >= DELETE_CAP:
             pass
+
+    def _count(self, where: _Filters) -> int:
+        return int(self._chunks.aggregate.over_all(filters=where, total_count=True).total_count or 0)
+
+    # ------------------------------------------------------------------ writing
+
+    def put_document(
+        self, chunks: Sequence[ChunkRecord], vectors: NDArray[np.float32], replaces: Collection[str] = ()
+    ) -> None:
+        if len({chunk.document_id for chunk in chunks}) != 1 or len(vectors) != len(chunks):
+            raise ValueError("put_document takes the chunks of exactly one document with one vector each")
+        with self._writer_lock():
+            versions.replace_document(self, chunks, vectors, replaces)
 
     def delete_documents(self, document_ids: Collection[str]) -> None:
         if not document_ids:
             return
-        hidden = self._hidden()
-        self._set_hidden(hidden | set(document_ids))
-        for document_id in document_ids:
-            self._delete_objects(document_id)
-        self._set_hidden(self._hidden() - set(document_ids))
+        with self._writer_lock():
+            versions.delete_documents(self, document_ids)
 
     # ------------------------------------------------------------------ reading
 
     def document_ids(self) -> set[str]:
         groups = self._chunks.aggregate.over_all(
-            group_by=GroupByAggregate(prop="document_id", limit=1_000_000), total_count=True
+            filters=weaviate_filter(None, self.hidden()),
+            group_by=GroupByAggregate(prop="document_id", limit=_GROUPS_LIMIT),
+            total_count=True,
         )
-        return {str(group.grouped_by.value) for group in groups.groups} - self._hidden()
+        return {str(group.grouped_by.value) for group in groups.groups}
 
     def chunks(self, document_id: str) -> list[ChunkRecord]:
-        if document_id in self._hidden():
-            return []
         result = self._chunks.query.fetch_objects(
-            filters=Filter.by_property("document_id").equal(document_id), limit=DELETE_CAP
+            filters=weaviate_filter(SearchFilter(document_ids=frozenset({document_id})), self.hidden()),
+            limit=DELETE_CAP,
         )
         return sorted(
             (_record(item.properties) for item in result.objects), key=lambda record: record.chunk_index
         )
 
     def stats(self) -> IndexStats:
-        total = self._chunks.aggregate.over_all(total_count=True).total_count or 0
+        hidden = self.hidden()
+        total = self._chunks.aggregate.over_all(filters=weaviate_filter(None, hidden), total_count=True)
         return IndexStats(
-            documents=len(self.document_ids()), chunks=int(total), details={"backend": "weaviate"}
+            documents=len(self.document_ids()),
+            chunks=int(total.total_count or 0),
+            details={"backend": "weaviate", "hidden_versions": len(hidden)},
         )
 
     def hybrid_search(
@@ -257,7 +279,7 @@ class WeaviateIndex:
             alpha=alpha,
             fusion_type=HybridFusion.RELATIVE_SCORE,
             limit=limit,
-            filters=weaviate_filter(filters, self._hidden()),
+            filters=weaviate_filter(filters, self.hidden()),
             return_metadata=MetadataQuery(score=True, explain_score=True),
         )
         return [
@@ -275,15 +297,15 @@ def _split_url(url: str) -> tuple[str, int, bool]:
     return parts.hostname or "localhost", parts.port or (443 if secure else 8080), secure
 
 
-def _properties(chunk: ChunkRecord) -> dict[str, Any]:
-    properties = asdict(chunk)
+def _properties(chunk: ChunkRecord, version: str) -> dict[str, Any]:
+    properties = asdict(chunk) | {"version": version}
     properties["audiences"] = list(chunk.audiences)
     properties["departments"] = list(chunk.departments)
     return properties
 
 
 def _record(properties: dict[str, Any]) -> ChunkRecord:
-    values = dict(properties)
+    values = {name: value for name, value in properties.items() if name != "version"}
     values["audiences"] = tuple(values.get("audiences") or ())
     values["departments"] = tuple(values.get("departments") or ())
     for name in ("chunk_index", "page_start", "page_end", "char_start", "char_end"):

@@ -4,19 +4,16 @@ all-MiniLM-L6-v2 is the embedder where the choice does not matter (0.5 s to load
 model cache on demand when `make models` has not run.
 """
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ingest_pdfs import text_pdf
 
 from ingest.embedding import Embedder
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
-from speculative.models.provision import provision
-from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
+from tests.ingest.ingest_pdfs import text_pdf
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,30 +27,6 @@ WONDZORG = [
     ["Infectie", "Roodheid, zwelling en pus wijzen op een wondinfectie: neem een kweek af."],
 ]
 SEPSIS = [["Sepsis bij volwassenen", "Herken sepsis aan koorts, een snelle ademhaling en verwardheid."]]
-
-
-@pytest.fixture(scope="session")
-def model_cache() -> Path:
-    cache = Path(os.environ.get("MODEL_CACHE", REPO_ROOT / ".models")).resolve()
-    provision([REGISTRY[ALL_MINILM_L6_V2]], cache)
-    return cache
-
-
-@pytest.fixture(scope="session")
-def minilm(model_cache: Path) -> Embedder:
-    return Embedder(ALL_MINILM_L6_V2, model_cache)
-
-
-@pytest.fixture
-def ingest_settings(database_url: str, tmp_path: Path, model_cache: Path) -> IngestSettings:
-    return IngestSettings(  # type: ignore[call-arg]
-        _env_file=None,
-        database_url=database_url,
-        index_dir=tmp_path / "index",
-        embedding_model=ALL_MINILM_L6_V2,
-        model_cache=model_cache,
-        weaviate_url=None,
-    )
 
 
 @pytest.fixture

@@ -1,10 +1,20 @@
-"""A document's title: real metadata first, else the first heading, else the file name."""
+"""A document's title: the sidecar's, a specific metadata title, the first page's main heading, the first
+heading-like line, the file name."""
 
 from pathlib import Path
 
 import pytest
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen.canvas import Canvas
 
+from ingest.documents import find_document
+from ingest.metadata import document_tags
+from ingest.pdf_reader import UnusableFile, main_heading, open_pdf
+from ingest.pipeline import parse_pdf
+from ingest.runner import Ingestion
+from ingest.settings import IngestSettings
 from ingest.title import document_title
+from tests.ingest.ingest_pdfs import text_pdf
 
 
 def test_a_real_metadata_title_wins() -> None:
@@ -26,3 +36,85 @@ def test_without_a_usable_metadata_title_the_first_heading_is_used(junk: str | N
 
 def test_without_any_heading_the_file_name_is_used() -> None:
     assert document_title(None, "", Path("/docs/wondzorg_na-operatie.pdf")) == "wondzorg na operatie"
+
+
+def test_a_generic_metadata_title_gives_way_to_the_main_heading() -> None:
+    heading = "Declaratieprotocol wijkverpleging"
+
+    assert document_title("Microsoft Word - sjabloon.docx", "", Path("x.pdf"), heading) == heading
+    assert document_title("declaratie_v3", "", Path("/d/declaratie_v3.pdf"), heading) == heading
+    assert document_title("untitled", "", Path("x.pdf"), heading) == heading
+    assert document_title("Protocol wijkverpleging 2026", "", Path("x.pdf"), heading) == (
+        "Protocol wijkverpleging 2026"
+    )
+
+
+def _word_like_pdf(path: Path, metadata_title: str, heading: str, body: list[str]) -> Path:
+    """A first page as Word lays it out: a large heading above body text, fonts scaled by the text matrix."""
+    canvas = Canvas(str(path), pagesize=A4, invariant=1)
+    canvas.setTitle(metadata_title)
+    text = canvas.beginText()
+    text.setTextOrigin(72, 780)
+    text.setFont("Helvetica", 8)
+    text.textLine("Zorgverzekeraars Nederland")
+    text.setFont("Helvetica-Bold", 20)
+    text.textLine(heading)
+    text.setFont("Helvetica", 11)
+    for line in body:
+        text.textLine(line)
+    canvas.drawText(text)
+    canvas.save()
+    return path
+
+
+def test_the_main_heading_is_the_first_pages_largest_text(tmp_path: Path) -> None:
+    body = ["Deze regeling beschrijft hoe wijkverpleging wordt gedeclareerd. " * 2] * 6
+    path = _word_like_pdf(tmp_path / "a.pdf", "Zorgverzekeraars Nederland", "Declaratie wijkverpleging", body)
+
+    with open_pdf(path, 10_000_000) as pdf:
+        parsed = parse_pdf(pdf)
+        assert main_heading(pdf) == "Declaratie wijkverpleging"
+    assert parsed.title == "Zorgverzekeraars Nederland"  # an organisation name is specific to a lone document
+
+
+def test_a_page_set_in_one_size_has_no_main_heading(tmp_path: Path) -> None:
+    path = text_pdf(tmp_path / "plain.pdf", [["Koorts bij kinderen", "Geef paracetamol."]])
+
+    with open_pdf(path, 10_000_000) as pdf:
+        assert main_heading(pdf) is None
+
+
+def test_a_word_export_is_named_by_its_heading(tmp_path: Path) -> None:
+    path = _word_like_pdf(
+        tmp_path / "b.pdf",
+        "Microsoft Word - ZN-sjabloon.docx",
+        "Machtiging hulpmiddelen",
+        ["Tekst. " * 20] * 4,
+    )
+
+    with open_pdf(path, 10_000_000) as pdf:
+        assert parse_pdf(pdf).title == "Machtiging hulpmiddelen"
+
+
+def test_the_sidecar_sets_the_title(
+    ingestion: Ingestion, tmp_path: Path, ingest_settings: IngestSettings
+) -> None:
+    folder = tmp_path / "protocollen"
+    folder.mkdir()
+    path = _word_like_pdf(
+        folder / "zn.pdf", "Zorgverzekeraars Nederland", "Kop", ["Tekst over declareren. " * 8]
+    )
+    (folder / "zn.meta.json").write_text('{"title": "  Declareren   van wijkverpleging "}')
+
+    ingestion.ingest([folder])
+
+    document = find_document(ingest_settings.database_url, str(path))
+    assert document.title == "Declareren van wijkverpleging"
+
+
+def test_a_sidecar_title_must_be_text(tmp_path: Path) -> None:
+    pdf = tmp_path / "a.pdf"
+    (tmp_path / "a.meta.json").write_text('{"title": ["twee", "titels"]}')
+
+    with pytest.raises(UnusableFile, match="'title' moet een niet-lege tekst zijn"):
+        document_tags(pdf, tmp_path)

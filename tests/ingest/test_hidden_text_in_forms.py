@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ingest_pdfs import form_pdf, hidden_text_pdf
 from pypdf import PageObject, PdfReader
 from pypdf.errors import PdfReadError
 
 from ingest.hidden_text import remove_hidden_text
 from ingest.pdf_reader import open_pdf, page_texts
+from tests.ingest.ingest_pdfs import form_pdf, hidden_text_pdf
 
 STAMP = {"stempel": [("text", "Gecontroleerd document"), ("invisible", "ONZICHTBAAR trefwoord")]}
 

@@ -53,14 +53,63 @@ def test_a_single_hit_or_equal_scores_normalise_to_one() -> None:
     assert {leg.normalised for leg in normalised_leg([("a", 2.0), ("b", 2.0)]).values()} == {1.0}
 
 
-def test_ties_go_to_the_higher_keyword_score_then_the_smaller_uuid() -> None:
-    vector = [("x", 0.8), ("y", 0.8), ("z", 0.8)]
-    keyword = [("x", 1.0), ("y", 2.0), ("z", 1.0)]
-    uuids = {"x": "b-uuid", "y": "c-uuid", "z": "a-uuid"}
+def test_an_object_in_both_legs_is_ranked_among_ties_by_its_keyword_score() -> None:
+    """hybrid_fusion.go keeps the last result set's entry, and Explorer.Hybrid puts keyword last: a tie
+    between two objects found by both legs goes to the higher BM25 score, not the higher cosine similarity."""
+    vector = [("a", 0.9), ("b", 0.5)]  # a: normalised 1, b: 0
+    keyword = [("a", 1.0), ("b", 3.0)]  # a: normalised 0, b: 1
 
-    fused = relative_score_fusion(vector, keyword, 1.0, uuids)
+    fused = relative_score_fusion(vector, keyword, 0.5, {"a": "1-uuid", "b": "2-uuid"})
 
-    assert [result.key for result in fused] == ["y", "z", "x"]
+    assert [result.score for result in fused] == [0.5, 0.5]
+    assert [(result.key, result.secondary) for result in fused] == [("b", 3.0), ("a", 1.0)]
+
+
+def test_an_object_in_one_leg_only_is_ranked_among_ties_by_that_legs_raw_score() -> None:
+    """The server compares the kept raw scores as they are, a cosine similarity against a BM25 score."""
+    vector = [("alleen-vector", 0.95), ("beide", 0.2)]
+    keyword = [("beide", 0.6), ("alleen-bm25", 0.1)]
+
+    fused = relative_score_fusion(
+        vector, keyword, 0.5, {"alleen-vector": "c", "beide": "b", "alleen-bm25": "a"}
+    )
+
+    assert [(result.key, result.score) for result in fused] == [
+        ("alleen-vector", 0.5),
+        ("beide", 0.5),
+        ("alleen-bm25", 0.0),
+    ]
+
+
+def test_equal_scores_and_equal_raw_scores_fall_back_to_the_uuid_string_ascending() -> None:
+    vector = [(key, 0.8) for key in "xyz"]
+    uuids = {"x": "b0000000-0000-0000-0000-000000000000", "y": "a0000000-0000-0000-0000-000000000000"}
+    uuids["z"] = "00000000-0000-0000-0000-00000000000f"
+
+    fused = relative_score_fusion(vector, [], 1.0, uuids)
+
+    assert [result.key for result in fused] == ["z", "y", "x"]
+
+
+def test_with_alpha_one_the_keyword_leg_does_not_exist() -> None:
+    """Explorer.Hybrid runs the keyword leg only when 1 − α > 0: its scores cannot break ties at α = 1."""
+    vector = [("x", 0.8), ("y", 0.8)]
+    keyword = [("y", 2.0), ("bm25-only", 5.0)]
+
+    fused = relative_score_fusion(vector, keyword, 1.0, {"x": "a", "y": "b", "bm25-only": "c"})
+
+    assert [(result.key, result.keyword) for result in fused] == [("x", None), ("y", None)]
+
+
+def test_scores_closer_than_1e_7_are_ties_broken_by_the_raw_score() -> None:
+    """B's fused score is one float32 step (6e-8) above A's: a tie for the server, which A wins on BM25."""
+    vector = [("A", 0.5), ("B", 1.0), ("Z", 0.0)]
+    keyword = [("A", 10.0), ("B", 5.000001), ("Z", 0.0)]
+
+    fused = relative_score_fusion(vector, keyword, 0.5, {"A": "a", "B": "b", "Z": "z"})
+
+    assert 0 < fused[1].score - fused[0].score < 1e-7
+    assert [result.key for result in fused] == ["A", "B", "Z"]
 
 
 def test_the_limit_cuts_after_ordering() -> None:

@@ -3,10 +3,10 @@
 from pathlib import Path
 
 import pytest
-from ingest_pdfs import scanned_pdf
 
 from ingest.cli import main
 from ingest.settings import IngestSettings
+from tests.ingest.ingest_pdfs import scanned_pdf
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_a_failed_file_is_listed_in_the_summary_and_the_exit_status_is_nonzero(
     assert f"FAILED {scan}: geen tekstlaag" in output
 
 
-@pytest.mark.usefixtures("environment")
+@pytest.mark.usefixtures("environment", "index")
 def test_unknown_documents_and_jobs_are_clear_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["delete", "bestaat-niet"]) == 2
     assert "no document with id or path 'bestaat-niet'" in capsys.readouterr().err
@@ -123,3 +123,21 @@ def test_the_help_explains_prune(capsys: pytest.CaptureFixture[str]) -> None:
         main(["run", "--help"])
 
     assert "--prune" in capsys.readouterr().out
+
+
+@pytest.mark.usefixtures("environment")
+@pytest.mark.parametrize("command", [["list"], ["delete", "0123456789ab"]])
+def test_a_read_only_command_refuses_a_missing_index_instead_of_creating_one(
+    command: list[str],
+    ingest_settings: IngestSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    mistyped = tmp_path / "indx"
+    monkeypatch.setenv("INDEX_DIR", str(mistyped))
+
+    assert main(command) == 2
+
+    assert f"no search index in {mistyped}" in capsys.readouterr().err
+    assert not mistyped.exists()

@@ -5,12 +5,12 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from ingest_pdfs import long_pdf, scanned_pdf, text_pdf
 
 from ingest.documents import find_document
 from ingest.models import FileStatus, JobStatus
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
+from tests.ingest.ingest_pdfs import long_pdf, scanned_pdf, text_pdf
 
 
 @pytest.fixture

@@ -3,14 +3,13 @@
 import shutil
 from pathlib import Path
 
-from conftest import KOORTS
-from ingest_pdfs import text_pdf
-
 from ingest.documents import delete_document, find_document, list_documents
 from ingest.models import FileStatus, JobStatus
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import SearchFilter
+from tests.ingest.conftest import KOORTS
+from tests.ingest.ingest_pdfs import text_pdf
 
 
 def _statuses(summary_files: tuple) -> dict[str, FileStatus]:  # type: ignore[type-arg]

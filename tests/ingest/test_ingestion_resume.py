@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-from ingest_pdfs import text_pdf
 from sqlalchemy import update
 
 from ingest import jobs
@@ -22,6 +21,7 @@ from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
+from tests.ingest.ingest_pdfs import text_pdf
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOPICS = ["koorts", "wondzorg", "sepsis", "insuline", "decubitus"]

@@ -3,10 +3,10 @@
 from pathlib import Path
 
 import pytest
-from ingest_pdfs import text_pdf
 
 from ingest.document_text import DocumentText, assemble, clean_page_lines, single_page
 from ingest.pdf_reader import open_pdf, page_texts
+from tests.ingest.ingest_pdfs import text_pdf
 
 PAGES = [
     ["Doel", "Deze procedure beschrijft de zorg bij koorts.", "Meet de temperatuur elke vier uur."],

@@ -4,9 +4,9 @@ import os
 from pathlib import Path
 
 import pytest
-from ingest_pdfs import hidden_text_pdf, text_pdf
 
 from ingest.pdf_reader import UnusableFile, open_pdf, page_texts
+from tests.ingest.ingest_pdfs import hidden_text_pdf, text_pdf
 
 MAX_BYTES = 10_000_000
 

@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-from ingest_pdfs import displaced_link_pdf, two_column_pdf
-
 from ingest.pdf_reader import open_pdf, page_texts
 from ingest.reading_order import column_start, in_reading_order
+from tests.ingest.ingest_pdfs import displaced_link_pdf, two_column_pdf
 
 LEFT = [f"Linkerkolom regel {n} over de zorg voor patiënten." for n in range(1, 9)]
 RIGHT = [f"Rechterkolom regel {n} over de nazorg thuis bij ontslag." for n in range(1, 9)]

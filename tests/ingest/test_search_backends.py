@@ -76,10 +76,16 @@ def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SearchInde
     if not url:
         pytest.skip("needs a Weaviate server: set WEAVIATE_URL (none can run on these machines)")
     from ingest.search.weaviate_index import WeaviateIndex
+    from ingest.search.writer_lock import postgres_writer_lock
 
     name = f"VraagbaakTest{uuid.uuid4().hex[:10]}"
+    lock = postgres_writer_lock(request.getfixturevalue("empty_postgres_url"), name)
     backend = WeaviateIndex(
-        url, int(os.environ.get("WEAVIATE_GRPC_PORT", "50051")), os.environ.get("WEAVIATE_API_KEY"), name
+        url,
+        int(os.environ.get("WEAVIATE_GRPC_PORT", "50051")),
+        os.environ.get("WEAVIATE_API_KEY"),
+        name,
+        lock,
     )
     yield backend
     backend._client.collections.delete([name, f"{name}State"])

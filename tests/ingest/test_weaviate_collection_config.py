@@ -35,22 +35,32 @@ def test_vectors_are_self_provided_and_compared_by_cosine() -> None:
     assert vector_config.vectorIndexConfig.distance.value == "cosine"
 
 
-def test_filters_combine_the_request_with_the_hidden_documents() -> None:
-    combined = weaviate_filter(SearchFilter(audiences=frozenset({"kinderen"})), hidden={"oude-versie"})
+def test_filters_combine_the_request_with_the_hidden_versions() -> None:
+    combined = weaviate_filter(SearchFilter(audiences=frozenset({"kinderen"})), hidden={"0a1b2c"})
 
     parts = {(part.target, part.operator.value, tuple(part.value)) for part in combined.filters}
     assert parts == {
-        ("document_id", "ContainsNone", ("oude-versie",)),
+        ("version", "ContainsNone", ("0a1b2c",)),
         ("audiences", "ContainsAny", ("kinderen",)),
     }
     assert weaviate_filter(None, hidden=set()) is None
 
 
+_OBJECT = "6a0b2c5e-27c1-5b34-9d0e-3c1f7a8b9d10"
+
+
+def _server_explanation(keyword: tuple[float, float], vector: tuple[float, float]) -> str:
+    """What Weaviate 1.38 writes (`FusionRelativeScore`): the vector result set comes first in
+    `Explorer.Hybrid`, each later set's line goes in front, joined by " - ", each after its own object's
+    explanation and a newline; "normalized score" is the weighted value."""
+    vector_line = f"Hybrid (Result Set vector,hybridVector) Document {_OBJECT}: original score {vector[0]}, normalized score: {vector[1]}"
+    keyword_line = f"Hybrid (Result Set keyword,bm25) Document {_OBJECT}: original score {keyword[0]}, normalized score: {keyword[1]}"
+    bm25_own = ", BM25F_handen_frequency:2, BM25F_handen_propLength:57"
+    return f"{bm25_own}\n{keyword_line} - \n{vector_line}"
+
+
 def test_leg_scores_are_read_back_from_the_score_explanation() -> None:
-    explanation = (
-        "Hybrid (Result Set keyword,bm25) Document 1: original score 2.5, normalized score: 0.15"
-        " - Hybrid (Result Set vector,hybridVector) Document 1: original score 0.81, normalized score: 0.7"
-    )
+    explanation = _server_explanation(keyword=(2.5, 0.15), vector=(0.81, 0.7))
     properties = {
         "document_id": "d",
         "chunk_index": 0,

@@ -5,8 +5,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import WONDZORG
-from ingest_pdfs import text_pdf
 
 from ingest import jobs
 from ingest.documents import list_documents
@@ -16,6 +14,8 @@ from ingest.pruning import MISSING, NO_PDFS, Refusal
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
+from tests.ingest.conftest import WONDZORG
+from tests.ingest.ingest_pdfs import text_pdf
 
 
 def _paths(settings: IngestSettings) -> set[str]:
