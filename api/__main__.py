@@ -1,20 +1,27 @@
-"""`python -m api [serve|migrate|downgrade]`: run the web API, or create / remove the database schema."""
+"""`python -m api [serve|migrate|downgrade|users …]`: run the web API, manage the schema or the accounts."""
 
 import argparse
 import logging
+import sys
 
 import uvicorn
 
-from api import schema
+from api import schema, users_cli
 from api.app import create_app
 from api.settings import ApiSettings
+from ingest.embedding import exit_unless_embedder_loadable
+from ingest.settings import IngestSettings
 
 log = logging.getLogger("api")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m api", description=__doc__)
-    parser.add_argument("command", nargs="?", default="serve", choices=["serve", "migrate", "downgrade"])
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("serve", help="run the API (the default; migrates first)")
+    commands.add_parser("migrate", help="create or update the database schema")
+    commands.add_parser("downgrade", help="remove every table")
+    users_cli.add_parser(commands)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = ApiSettings()
@@ -24,11 +31,16 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "downgrade":
         schema.downgrade(settings.database_url)
         log.info("all tables removed")
+    elif args.command == "users":
+        schema.migrate(settings.database_url)
+        return users_cli.run(settings, args)
     else:
+        exit_unless_embedder_loadable(IngestSettings(database_url=settings.database_url))
         schema.migrate(settings.database_url)
         print(f"Vraagbaak API on http://{settings.api_host}:{settings.api_port}", flush=True)
-        uvicorn.run(create_app(settings), host=settings.api_host, port=settings.api_port)
+        uvicorn.run(create_app(settings), host=settings.api_host, port=settings.api_port, proxy_headers=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

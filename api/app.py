@@ -1,13 +1,78 @@
 """The FastAPI application: routes are thin and mounted here; logic lives in services."""
 
-from fastapi import FastAPI
+import threading
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 
-from api.routes import health
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from api.chat import routes as chat
+from api.frontend import built_frontend
+from api.routes import admin, auth, conversations, documents, evaluator, feedback, health
+from api.services import evaluation
+from api.services.errors import ServiceError
+from api.services.login import LoginThrottle
 from api.settings import ApiSettings
+from ingest.settings import IngestSettings
+from ingest.worker import JobWorker
 
 
-def create_app(settings: ApiSettings | None = None) -> FastAPI:
-    app = FastAPI(title="Vraagbaak", version="0.1.0")
-    app.state.settings = settings or ApiSettings()
-    app.include_router(health.router)
+def _service_error(_request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, ServiceError)
+    return JSONResponse({"detail": error.detail}, status_code=error.status)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Reports left running by a stopped process fail; in the embedded mode ingestion jobs run on a thread of
+    this process (production: the ingest container)."""
+    evaluation.fail_interrupted(app.state.settings.database_url)
+    if app.state.settings.run_ingestion_jobs:
+        app.state.job_worker = JobWorker(app.state.ingest_settings)
+        app.state.job_worker.start()
+    try:
+        yield
+    finally:
+        app.state.report_executor.shutdown(wait=False, cancel_futures=True)
+        if app.state.job_worker is not None:
+            app.state.job_worker.stop(timeout=5)
+        if app.state.search_index is not None:
+            app.state.search_index.close()
+
+
+def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSettings | None = None) -> FastAPI:
+    settings = settings or ApiSettings()
+    app = FastAPI(
+        title="Vraagbaak",
+        version="0.1.0",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+        redoc_url=None,
+        lifespan=_lifespan,
+    )
+    app.state.settings = settings
+    app.state.ingest_settings = ingest_settings or IngestSettings(database_url=settings.database_url)
+    app.state.search_index = None
+    app.state.job_worker = None
+    app.state.report_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluation-report")
+    app.state.index_lock = threading.Lock()
+    app.state.login_throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
+    app.add_exception_handler(ServiceError, _service_error)
+    for router in (
+        health.router,
+        auth.router,
+        conversations.router,
+        chat.router,
+        feedback.router,
+        documents.router,
+        evaluator.router,
+        admin.router,
+    ):
+        app.include_router(router)
+    frontend = built_frontend(settings.frontend_dir)
+    if frontend is not None:
+        app.mount("/", frontend, name="frontend")
     return app

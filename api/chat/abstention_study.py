@@ -1,0 +1,356 @@
+"""`python -m api.chat.abstention_study`: how well raw retrieval scores separate answerable questions from
+questions whose documents are not indexed, and which thresholds the chat's "not found" should use.
+
+Unanswerable questions are made by leaving documents out: the documents are split into folds (COVID-QA by article,
+XQuAD by Wikipedia article, a PDF folder by file); for each fold the other folds are indexed, the questions about
+the left-out documents are unanswerable and the rest answerable. Questions labelled with no document are
+unanswerable in one fold. Each question is retrieved as the chat retrieves it (hybrid, α and top k of the
+settings, the offline embedder) and its best raw dense cosine and raw BM25 score are recorded. The thresholds
+reported are the strictest that keep false abstention (answerable questions answered "not found") within the
+budget, pooled over all sets given.
+
+Data paths are arguments, e.g. `--xquad ../shared/data/xquad/xquad.de.json --csv samples/questions.csv
+--documents samples/documents`; per-question scores go to `--out` as CSV.
+"""
+
+import argparse
+import csv
+import logging
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from api.chat.abstention import AbstentionRule, Confidence
+from api.evaluation.corpus import CleanedDocument, clean_set, read_pdf_folder
+from api.evaluation.datasets import load_covid_qa, load_xquad
+from api.evaluation.queries import EvalQuery, read_queries
+from api.evaluation.resolution import DocumentResolver
+from api.evaluation.runner import catalogue
+from ingest.embedding import Embedder
+from ingest.pipeline import chunk_records
+from ingest.search.embedded import EmbeddedIndex
+from ingest.search.types import ChunkRecord
+from ingest.settings import IngestSettings
+
+log = logging.getLogger("api.chat.abstention_study")
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    """Documents grouped for leaving out (a group is left out whole), and questions naming document ids."""
+
+    name: str
+    documents: tuple[CleanedDocument, ...]
+    groups: dict[str, str]  # document id → group
+    queries: tuple[EvalQuery, ...]
+    folds: int
+
+
+@dataclass(frozen=True)
+class Observation:
+    set: str
+    fold: int
+    question: str
+    answerable: bool
+    found: bool
+    dense: float | None
+    bm25: float | None
+    fused: float | None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    settings = IngestSettings()
+    if args.scores is not None:
+        observations = _read_rows(args.scores)
+    else:
+        torch.set_num_threads(args.threads)
+        embedder = Embedder.from_settings(settings)
+        observations = []
+        for labelled in _sets(args, settings):
+            observations += observe(labelled, embedder, settings)
+        _write_rows(observations, args.out)
+    print(report(observations, args.max_false_abstention, settings))
+    return 0
+
+
+def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings) -> list[Observation]:
+    """Every question of every fold, retrieved from an index that lacks the fold's documents."""
+    records = {
+        document.source.id: chunk_records(
+            document.parsed, document.tags, settings.chunk_size, settings.chunk_overlap
+        )
+        for document in labelled.documents
+    }
+    texts = [record.text for chunks in records.values() for record in chunks]
+    log.info("%s: embedding %d chunks of %d documents", labelled.name, len(texts), len(records))
+    vectors = dict(zip(_record_keys(records.values()), embedder.embed_passages(texts), strict=True))
+    questions = [query.question for query in labelled.queries]
+    query_vectors = np.stack([embedder.embed_query(question) for question in questions])
+    group_names = sorted(set(labelled.groups.values()))
+    folds = labelled.folds
+    fold_of = {group: position % folds for position, group in enumerate(group_names)}
+    observations = []
+    for fold in range(folds):
+        indexed = {doc for doc, group in labelled.groups.items() if fold_of[group] != fold}
+        with tempfile.TemporaryDirectory(prefix="vraagbaak-abstention-") as folder:
+            index = EmbeddedIndex(Path(folder), embedding_model=embedder.model_name)
+            try:
+                for document_id in sorted(indexed):
+                    chunks = records[document_id]
+                    if chunks:
+                        index.put_document(chunks, np.stack([vectors[_key(c)] for c in chunks]))
+                for query, vector in zip(labelled.queries, query_vectors, strict=True):
+                    if not query.relevant_documents and fold != 0:
+                        continue  # a question no document answers counts once
+                    hits = index.hybrid_search(
+                        query.question,
+                        vector,
+                        alpha=settings.retrieval_alpha,
+                        limit=settings.retrieval_top_k,
+                    )
+                    relevant = set(query.relevant_documents)
+                    confidence = Confidence.of((hit.vector, hit.keyword) for hit in hits)
+                    observations.append(
+                        Observation(
+                            set=labelled.name,
+                            fold=fold,
+                            question=query.question,
+                            answerable=bool(relevant & indexed),
+                            found=any(hit.chunk.document_id in relevant for hit in hits),
+                            dense=confidence.dense,
+                            bm25=confidence.bm25,
+                            fused=hits[0].score if hits else None,
+                        )
+                    )
+            finally:
+                index.close()
+    return observations
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Rates of one rule over a group of observations."""
+
+    answerable: int
+    unanswerable: int
+    abstention: float
+    false_abstention: float
+
+
+def outcome(observations: Sequence[Observation], rule: AbstentionRule) -> Outcome:
+    answerable = [o for o in observations if o.answerable]
+    unanswerable = [o for o in observations if not o.answerable]
+    return Outcome(
+        len(answerable),
+        len(unanswerable),
+        _share(unanswerable, rule),
+        _share(answerable, rule),
+    )
+
+
+def strictest_rule(
+    observations: Sequence[Observation], budget: float, use_dense: bool, use_bm25: bool
+) -> AbstentionRule:
+    """The rule with the most abstention whose false abstention stays within `budget`; ties → fewer FA."""
+    answerable = np.array([o.answerable for o in observations])
+    dense_grid = _grid([o.dense for o in observations]) if use_dense else [None]
+    bm25_grid = _grid([o.bm25 for o in observations]) if use_bm25 else [None]
+    dense_vouches = _vouches([o.dense for o in observations], dense_grid)
+    bm25_vouches = _vouches([o.bm25 for o in observations], bm25_grid)
+    best = AbstentionRule(None, None)
+    best_key = (-1.0, 0.0)
+    for d, min_dense in enumerate(dense_grid):
+        abstains = ~(dense_vouches[d][None, :] | bm25_vouches)  # every BM25 threshold at once
+        false_abstention = (
+            abstains[:, answerable].mean(axis=1) if answerable.any() else np.zeros(len(bm25_grid))
+        )
+        abstention = (
+            abstains[:, ~answerable].mean(axis=1) if (~answerable).any() else np.zeros(len(bm25_grid))
+        )
+        for b, min_bm25 in enumerate(bm25_grid):
+            key = (float(abstention[b]), -float(false_abstention[b]))
+            if (min_dense, min_bm25) != (None, None) and false_abstention[b] <= budget and key > best_key:
+                best, best_key = AbstentionRule(min_dense, min_bm25), key
+    return best
+
+
+def _vouches(values: Sequence[float | None], grid: Sequence[float | None]) -> NDArray[np.bool_]:
+    """[threshold, observation] → whether the value reaches the threshold (never for None on either side)."""
+    present = np.array([v is not None for v in values])
+    filled = np.array([v if v is not None else -np.inf for v in values], dtype=np.float64)
+    rows = [np.zeros(len(values), dtype=bool) if t is None else present & (filled >= t) for t in grid]
+    return np.array(rows)
+
+
+def report(observations: Sequence[Observation], budget: float, settings: IngestSettings) -> str:
+    """A Markdown table: each signal's strictest rule within the budget, per set and pooled."""
+    sets = sorted({o.set for o in observations})
+    lines = [
+        f"False-abstention budget {budget:.0%}; thresholds chosen on all sets pooled "
+        f"(α {settings.retrieval_alpha}, top {settings.retrieval_top_k}, {settings.embedding_model}).",
+        "",
+        "| signal | min dense | min BM25 | set | answerable | unanswerable | abstention | false abstention |",
+        "|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    signals = {"dense cosine": (True, False), "BM25": (False, True), "dense or BM25": (True, True)}
+    for signal, (use_dense, use_bm25) in signals.items():
+        rule = strictest_rule(observations, budget, use_dense, use_bm25)
+        for name in [*sets, "all"]:
+            group = [o for o in observations if name in ("all", o.set)]
+            rates = outcome(group, rule)
+            lines.append(
+                f"| {signal} | {_fmt(rule.min_dense)} | {_fmt(rule.min_bm25)} | {name} | {rates.answerable} "
+                f"| {rates.unanswerable} | {rates.abstention:.1%} | {rates.false_abstention:.1%} |"
+            )
+    lines += [
+        "",
+        "Dense or BM25, thresholds chosen on one set alone and applied to each:",
+        "",
+        "| chosen on | min dense | min BM25 | applied to | abstention | false abstention |",
+        "|---|---:|---:|---|---:|---:|",
+    ]
+    for chosen_on in sets:
+        rule = strictest_rule([o for o in observations if o.set == chosen_on], budget, True, True)
+        for name in sets:
+            rates = outcome([o for o in observations if o.set == name], rule)
+            lines.append(
+                f"| {chosen_on} | {_fmt(rule.min_dense)} | {_fmt(rule.min_bm25)} | {name} "
+                f"| {rates.abstention:.1%} | {rates.false_abstention:.1%} |"
+            )
+    lines += ["", "Best raw scores, p10 / p50 / p90:", ""]
+    lines += ["| set | group | dense cosine | BM25 | fused (top 1) |", "|---|---|---|---|---|"]
+    for name in sets:
+        for answerable in (True, False):
+            group = [o for o in observations if o.set == name and o.answerable == answerable]
+            label = "answerable" if answerable else "not indexed"
+            lines.append(
+                f"| {name} | {label} ({len(group)}) | {_quantiles(o.dense for o in group)} "
+                f"| {_quantiles(o.bm25 for o in group)} | {_quantiles(o.fused for o in group)} |"
+            )
+    return "\n".join(lines)
+
+
+def _share(observations: Sequence[Observation], rule: AbstentionRule) -> float:
+    if not observations:
+        return 0.0
+    return sum(rule.abstains(Confidence(o.dense, o.bm25)) for o in observations) / len(observations)
+
+
+def _grid(values: Iterable[float | None]) -> list[float | None]:
+    """Candidate thresholds: None (leg ignored) and 200 quantiles of the observed values."""
+    present = np.array([v for v in values if v is not None])
+    if present.size == 0:
+        return [None]
+    return [None, *sorted({round(float(q), 4) for q in np.quantile(present, np.linspace(0, 1, 201))})]
+
+
+def _quantiles(values: Iterable[float | None]) -> str:
+    present = [v for v in values if v is not None]
+    if not present:
+        return "—"
+    return " / ".join(f"{q:.2f}" for q in np.quantile(present, (0.1, 0.5, 0.9)))
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _key(record: ChunkRecord) -> tuple[str, int]:
+    return (record.document_id, record.chunk_index)
+
+
+def _record_keys(groups: Iterable[list[ChunkRecord]]) -> list[tuple[str, int]]:
+    return [_key(record) for chunks in groups for record in chunks]
+
+
+def _sets(args: argparse.Namespace, settings: IngestSettings) -> list[LabelledSet]:
+    sets = []
+    if args.covid_qa:
+        cleaned = clean_set(load_covid_qa(args.covid_qa))
+        groups = {d.source.id: d.source.id for d in cleaned.documents}
+        sets.append(LabelledSet("COVID-QA (en)", cleaned.documents, groups, cleaned.queries, args.folds))
+    for path in args.xquad:
+        language = path.stem.rsplit(".", 1)[-1]
+        cleaned = clean_set(load_xquad(path, language))
+        groups = {d.source.id: d.source.id.rsplit("/", 1)[0] for d in cleaned.documents}
+        sets.append(
+            LabelledSet(f"XQuAD ({language})", cleaned.documents, groups, cleaned.queries, args.folds)
+        )
+    if args.csv:
+        if args.documents is None:
+            raise SystemExit("--csv needs --documents DIR (the PDFs its questions are about)")
+        folder = read_pdf_folder(args.documents, settings.max_pdf_mb * 1_000_000)
+        resolver = DocumentResolver(catalogue(folder.documents))
+        queries = tuple(_resolved(query, resolver) for query in read_queries(args.csv))
+        groups = {d.source.id: d.source.id for d in folder.documents}
+        name = f"{args.csv.stem} ({args.language})"  # small: each document is left out once
+        sets.append(LabelledSet(name, folder.documents, groups, queries, len(groups)))
+    if not sets:
+        raise SystemExit("give at least one set: --covid-qa, --xquad or --csv with --documents (or --scores)")
+    if args.out is None:
+        raise SystemExit("--out CSV is needed to keep the per-question scores")
+    return sets
+
+
+def _resolved(query: EvalQuery, resolver: DocumentResolver) -> EvalQuery:
+    ids = tuple(sorted({i for reference in query.relevant_documents for i in resolver.resolve(reference)}))
+    return query.model_copy(update={"relevant_documents": ids, "answer_spans": ()})
+
+
+def _write_rows(observations: Sequence[Observation], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(Observation.__dataclass_fields__))
+        writer.writeheader()
+        writer.writerows(asdict(o) for o in observations)
+
+
+def _read_rows(path: Path) -> list[Observation]:
+    with path.open(encoding="utf-8", newline="") as file:
+        return [
+            Observation(
+                set=row["set"],
+                fold=int(row["fold"]),
+                question=row["question"],
+                answerable=row["answerable"] == "True",
+                found=row["found"] == "True",
+                dense=float(row["dense"]) if row["dense"] else None,
+                bm25=float(row["bm25"]) if row["bm25"] else None,
+                fused=float(row["fused"]) if row["fused"] else None,
+            )
+            for row in csv.DictReader(file)
+        ]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m api.chat.abstention_study", description=__doc__)
+    parser.add_argument("--covid-qa", type=Path, help="COVID-QA's 200423_covidQA.json")
+    parser.add_argument(
+        "--xquad", type=Path, action="append", default=[], help="xquad.LANG.json (repeatable)"
+    )
+    parser.add_argument("--csv", type=Path, help="hospital CSV: question,relevant_documents")
+    parser.add_argument("--documents", type=Path, help="folder of the PDFs the --csv questions are about")
+    parser.add_argument("--language", default="nl", help="language of the --csv questions")
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=2,
+        help="document folds of the public sets, each left out in turn (default 2)",
+    )
+    parser.add_argument("--max-false-abstention", type=float, default=0.10)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for the embedder")
+    parser.add_argument("--out", type=Path, help="CSV of per-question scores to write")
+    parser.add_argument("--scores", type=Path, help="report from such a CSV instead of retrieving again")
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

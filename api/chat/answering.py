@@ -1,0 +1,243 @@
+"""Answering a question: retrieve, decide (answer, "not found", or documents only), stream, store.
+
+`prepare` does everything that can still refuse the request with an HTTP status (no worker ready → 503, nothing
+stored); `stream` then yields the chat's events (docs/api.md) and stores the message from the first event to the
+last, including when the client goes away, the user stops it or the worker dies mid-answer.
+"""
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.concurrency import run_in_threadpool
+
+from api.chat import storage
+from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence
+from api.chat.runtime import ChatRuntime
+from api.chat.sources import prompt_chunk, source
+from api.chat.stopping import until_stopped
+from api.chat.workers import Delta, Finished, GenerationRequest, Started, WorkerFailed, WorkerStream
+from api.models import MessageState
+from api.prompting import ANSWER_STOP_STRINGS, build_rag_prompt
+from ingest.retrieval import Retrieval
+from ingest.search.types import SearchFilter
+
+log = logging.getLogger(__name__)
+
+WORKER_FAILED_MESSAGE = (
+    "Het antwoord werd onderbroken door een fout in het taalmodel. Wat al geschreven was, is bewaard; stel de vraag "
+    "opnieuw."
+)
+USER_STOPPED = "user_stopped"
+CLIENT_DISCONNECTED = "client_disconnected"
+WORKER_FAILED = "worker_failed"
+
+
+@dataclass(frozen=True)
+class Question:
+    conversation_id: int
+    text: str
+    retrieval_only: bool
+    audiences: frozenset[str] | None = None
+    departments: frozenset[str] | None = None
+
+    def filters(self) -> SearchFilter | None:
+        if self.audiences is None and self.departments is None:
+            return None
+        return SearchFilter(audiences=self.audiences, departments=self.departments)
+
+
+@dataclass
+class Prepared:
+    """A question retrieved and decided, with its worker stream open when it is to be answered."""
+
+    question: Question
+    state: MessageState
+    sources: list[dict[str, Any]]
+    stats: dict[str, Any]
+    started: float
+    prompt: str | None = None
+    stream: WorkerStream | None = None
+    worker_started: float | None = None
+
+
+@dataclass
+class _Ending:
+    """How a streamed answer is going: the text so far, and once known, its final state and why."""
+
+    parts: list[str] = field(default_factory=list)
+    state: MessageState | None = None
+    stop_reason: str | None = None
+    method: str | None = None
+    worker_stats: dict[str, Any] = field(default_factory=dict)
+    worker_seconds: float = 0.0
+
+    @property
+    def answer(self) -> str:
+        return "".join(self.parts)
+
+
+async def prepare(runtime: ChatRuntime, question: Question, received: float) -> Prepared:
+    """Retrieve and decide; open a worker stream when the question is to be answered by the model.
+
+    `received` (a `time.perf_counter()` value) is when the request arrived: the timings count from there.
+    Raises `NoWorkerReady` / `GenerationRefused` (from the pool) before anything is stored.
+    """
+    retrieval_began = time.perf_counter()
+    retrieval: Retrieval = await anyio.to_thread.run_sync(
+        partial(runtime.retriever.retrieve, question.text, filters=question.filters()),
+        limiter=runtime.retrieval_slots(),
+    )
+    retrieval_seconds = time.perf_counter() - retrieval_began
+    confidence = Confidence.of((chunk.dense, chunk.bm25) for chunk in retrieval.chunks)
+    stats: dict[str, Any] = {
+        "retrieval": {
+            "seconds": retrieval_seconds,
+            "best_dense": confidence.dense,
+            "best_bm25": confidence.bm25,
+            "truncated": retrieval.truncated,
+        }
+    }
+    sources = [source(chunk) for chunk in retrieval.chunks]
+    if question.retrieval_only:
+        return Prepared(question, MessageState.retrieval_only, sources, stats, received)
+    if not retrieval.chunks or runtime.abstention.abstains(confidence):
+        return Prepared(question, MessageState.not_found, sources, stats, received)
+    prompt = build_rag_prompt(question.text, [prompt_chunk(c) for c in retrieval.chunks], runtime.hospital)
+    request = GenerationRequest(
+        prompt=prompt,
+        context=[prompt_chunk(chunk) for chunk in retrieval.chunks],
+        stop=list(ANSWER_STOP_STRINGS),
+        max_new_tokens=runtime.settings.answer_max_new_tokens,
+        deadline_seconds=runtime.settings.answer_deadline_seconds,
+    )
+    worker_started = time.perf_counter()
+    stream = await runtime.pool.open(request)
+    return Prepared(
+        question, MessageState.generating, sources, stats, received, prompt, stream, worker_started
+    )
+
+
+async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
+    """Store the message as it stands before the first event; the id every later event names."""
+    stream = prepared.stream
+    if stream is not None:
+        prepared.stats["worker"] = {"url": stream.worker_url}
+    try:
+        return await run_in_threadpool(
+            storage.create_message,
+            runtime.database_url,
+            prepared.question.conversation_id,
+            prepared.question.text,
+            state=prepared.state,
+            retrieval_only=prepared.state == MessageState.retrieval_only,
+            sources=prepared.sources,
+            stats=prepared.stats,
+            answer=NOT_FOUND_MESSAGE if prepared.state == MessageState.not_found else "",
+            model=stream.model if stream is not None else None,
+        )
+    except BaseException:
+        if stream is not None:
+            await stream.aclose()
+        raise
+
+
+async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> AsyncIterator[dict[str, Any]]:
+    """The chat's SSE events for one stored message (dicts for sse-starlette)."""
+    yield _event("message", {"message_id": message_id, "conversation_id": prepared.question.conversation_id})
+    not_found = prepared.state == MessageState.not_found
+    yield _event("sources", {"sources": prepared.sources, "not_found": not_found})
+    if prepared.stream is None:
+        if not_found:
+            yield _event("delta", {"text": NOT_FOUND_MESSAGE})
+        stats = _with_timings(prepared.stats, prepared.started, 0.0)
+        yield _event("done", _done(message_id, prepared.state, None, stats))
+        return
+    async for event in _generated(runtime, prepared, prepared.stream, message_id):
+        yield event
+
+
+async def _generated(
+    runtime: ChatRuntime, prepared: Prepared, worker: WorkerStream, message_id: int
+) -> AsyncIterator[dict[str, Any]]:
+    ending = _Ending()
+    stop = runtime.generations.start(message_id)
+    try:
+        try:
+            async for event in until_stopped(worker.events(), stop):
+                if isinstance(event, Started):
+                    ending.method = event.method
+                elif isinstance(event, Delta):
+                    ending.parts.append(event.text)
+                    yield _event("delta", {"text": event.text})
+                elif isinstance(event, Finished):
+                    ending.state, ending.stop_reason = MessageState.answered, event.stop_reason
+                    ending.worker_stats = event.stats
+            if ending.state is None:
+                stopped = stop.is_set()
+                ending.state = MessageState.stopped if stopped else MessageState.failed
+                ending.stop_reason = USER_STOPPED if stopped else WORKER_FAILED
+        except WorkerFailed as error:
+            log.warning("message %d: worker failed: %s", message_id, error)
+            ending.state, ending.stop_reason = MessageState.failed, WORKER_FAILED
+        if ending.state == MessageState.failed:
+            yield _event("error", {"message": WORKER_FAILED_MESSAGE})
+        ending.worker_seconds = time.perf_counter() - (prepared.worker_started or prepared.started)
+        stats = await _finish(runtime, prepared, message_id, ending)
+        yield _event("done", _done(message_id, ending.state, ending.stop_reason, stats))
+    finally:
+        runtime.generations.finish(message_id)
+        with anyio.CancelScope(shield=True):
+            await worker.aclose()
+            if ending.state is None:  # the client went away (the stream was cancelled or closed)
+                ending.state, ending.stop_reason = MessageState.stopped, CLIENT_DISCONNECTED
+                ending.worker_seconds = time.perf_counter() - (prepared.worker_started or prepared.started)
+                await _finish(runtime, prepared, message_id, ending)
+
+
+async def _finish(
+    runtime: ChatRuntime, prepared: Prepared, message_id: int, ending: _Ending
+) -> dict[str, Any]:
+    stats = _with_timings(prepared.stats, prepared.started, ending.worker_seconds)
+    stats["worker"] = {**stats.get("worker", {}), **ending.worker_stats}
+    state = ending.state or MessageState.failed
+    await run_in_threadpool(
+        storage.finish_message,
+        runtime.database_url,
+        message_id,
+        answer=ending.answer,
+        state=state,
+        stop_reason=ending.stop_reason,
+        method=ending.method,
+        stats=stats,
+    )
+    return stats
+
+
+def _with_timings(stats: dict[str, Any], started: float, worker_seconds: float) -> dict[str, Any]:
+    """The stats plus the API's own share of the time: the total less retrieval and the worker's stream."""
+    total = time.perf_counter() - started
+    retrieval = float(stats["retrieval"]["seconds"])
+    timings = {
+        "total_seconds": total,
+        "retrieval_seconds": retrieval,
+        "worker_seconds": worker_seconds,
+        "overhead_seconds": max(0.0, total - retrieval - worker_seconds),
+    }
+    return {**stats, "timings": timings}
+
+
+def _done(
+    message_id: int, state: MessageState, stop_reason: str | None, stats: dict[str, Any]
+) -> dict[str, Any]:
+    return {"message_id": message_id, "state": state.value, "stop_reason": stop_reason, "stats": stats}
+
+
+def _event(name: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"event": name, "data": json.dumps(data, ensure_ascii=False)}

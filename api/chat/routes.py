@@ -1,0 +1,102 @@
+"""The chat's routes (docs/api.md, "Chat"): ask a question and get the answer as server-sent events; stop one."""
+
+import time
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Response, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, field_validator
+from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
+
+from api.chat import answering, storage
+from api.chat.runtime import ChatRuntime, get_chat_runtime, get_generations
+from api.chat.stopping import Generations
+from api.chat.workers import GenerationRefused, NoWorkerReady
+from api.deps import CurrentUser, RowId, SessionDep, SettingsDep
+from api.schemas import Text
+
+router = APIRouter(prefix="/api", tags=["chat"])
+RuntimeDep = Annotated[ChatRuntime, Depends(get_chat_runtime)]
+
+RETRIEVAL_ONLY_DISABLED = "Alleen documenten tonen (zonder antwoord) is in deze installatie uitgeschakeld."
+QUESTION_TOO_LONG = "De vraag is te lang voor het taalmodel. Maak ze korter."
+
+
+class AskRequest(BaseModel):
+    question: Text = Field(min_length=1, max_length=4000, description="The clinician's question, in Dutch.")
+    retrieval_only: bool | None = Field(
+        None, description="Documents and passages only, no generated answer (null: the deployment's default)."
+    )
+    audiences: list[Text] | None = Field(None, description="Only documents for any of these audiences.")
+    departments: list[Text] | None = Field(None, description="Only documents of any of these departments.")
+
+    @field_validator("question")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("de vraag is leeg")
+        return value.strip()
+
+
+@router.post(
+    "/conversations/{conversation_id}/messages",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "message, sources, delta…, done (or error)",
+        },
+        403: {"description": "retrieval-only refused by the deployment"},
+        404: {"description": "no such conversation for this user"},
+        503: {"description": "no worker ready; see Retry-After"},
+    },
+)
+async def ask(
+    conversation_id: RowId, body: AskRequest, user: CurrentUser, db: SessionDep, runtime: RuntimeDep
+) -> Response:
+    """Ask a question in a conversation; the answer streams as server-sent events and is stored as it goes."""
+    received = time.perf_counter()
+    db.close()  # signed in; the stream stores through its own short sessions, so hold no connection for its length
+    await run_in_threadpool(storage.check_conversation, runtime.database_url, user, conversation_id)
+    question = answering.Question(
+        conversation_id=conversation_id,
+        text=body.question,
+        retrieval_only=_retrieval_only(body.retrieval_only, runtime.settings.retrieval_only),
+        audiences=frozenset(body.audiences) if body.audiences is not None else None,
+        departments=frozenset(body.departments) if body.departments is not None else None,
+    )
+    try:
+        prepared = await answering.prepare(runtime, question, received)
+    except NoWorkerReady as busy:
+        return JSONResponse(
+            {"detail": str(busy)},
+            status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(busy.retry_after)},
+        )
+    except GenerationRefused as refused:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, QUESTION_TOO_LONG) from refused
+    message_id = await answering.store(runtime, prepared)
+    return EventSourceResponse(answering.stream(runtime, prepared, message_id), ping=15)
+
+
+@router.post("/messages/{message_id}/stop", status_code=status.HTTP_204_NO_CONTENT)
+async def stop(
+    message_id: RowId,
+    user: CurrentUser,
+    settings: SettingsDep,
+    generations: Annotated[Generations, Depends(get_generations)],
+) -> Response:
+    """Stop the answer being generated for this message (a finished answer stays as it is)."""
+    await run_in_threadpool(storage.check_message, settings.database_url, user, message_id)
+    generations.stop(message_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+def _retrieval_only(requested: bool | None, deployment: bool | None) -> bool:
+    """The deployment's setting wins: forced on, or refused (403) when it is switched off."""
+    if deployment is True:
+        return True
+    if deployment is False and requested:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, RETRIEVAL_ONLY_DISABLED)
+    return bool(requested)

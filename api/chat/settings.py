@@ -1,0 +1,67 @@
+"""Settings of the chat, read from the environment and `.env` (see `.env.example`, section "chat")."""
+
+from typing import Annotated
+
+from pydantic import AnyHttpUrl, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+# From `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know").
+DEFAULT_MIN_DENSE = 0.879
+DEFAULT_MIN_BM25 = 1.968
+
+
+class ChatSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    worker_urls: Annotated[list[AnyHttpUrl], NoDecode] = Field(
+        [AnyHttpUrl("http://127.0.0.1:8001")],
+        min_length=1,
+        description="Generation workers, comma-separated; each request goes to the least-loaded ready one.",
+    )
+    worker_health_ttl_seconds: float = Field(
+        1.0, ge=0.0, description="How long a worker's /health answer is trusted before it is asked again."
+    )
+    worker_timeout_seconds: float = Field(
+        5.0, gt=0.0, description="Connecting to a worker and its /health answer; not the generation."
+    )
+    worker_retry_after_seconds: int = Field(
+        5, ge=1, description="Retry-After sent with 503 when no worker is ready (unless a worker says more)."
+    )
+    answer_max_new_tokens: int | None = Field(
+        None, ge=1, description="Answer length cap in tokens; unset = the worker's MAX_NEW_TOKENS."
+    )
+    answer_deadline_seconds: float | None = Field(
+        None, gt=0.0, description="Wall time for one answer; unset = the worker's REQUEST_DEADLINE_SECONDS."
+    )
+    retrieval_only: bool | None = Field(
+        None,
+        description="true = never generate (documents and passages only); false = never allow retrieval-only; "
+        "unset = each request chooses.",
+    )
+    abstain_min_dense: float | None = Field(
+        DEFAULT_MIN_DENSE,
+        description="Answer when the best chunk's raw dense cosine reaches this (unset: the leg cannot vouch).",
+    )
+    abstain_min_bm25: float | None = Field(
+        DEFAULT_MIN_BM25,
+        description="Answer when the best chunk's raw BM25 score reaches this (unset: the leg cannot vouch).",
+    )
+
+    @field_validator(
+        "retrieval_only",
+        "answer_max_new_tokens",
+        "answer_deadline_seconds",
+        "abstain_min_dense",
+        "abstain_min_bm25",
+        mode="before",
+    )
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @field_validator("worker_urls", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value

@@ -1,0 +1,82 @@
+"""Messages as the chat stores them: created when the question arrives, completed when the stream ends.
+
+Each call is one short transaction of its own (the chat stream outlives the request's database session), run in a
+worker thread by the caller so the event loop never waits on the database.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from api.models import Conversation, Message, MessageState, User
+from api.services import conversations
+from ingest.database import session_scope
+
+
+def check_conversation(database_url: str, user: User, conversation_id: int) -> None:
+    """`NotFound` unless the conversation exists and is the user's."""
+    with session_scope(database_url) as db:
+        conversations.owned_conversation(db, user, conversation_id)
+
+
+def check_message(database_url: str, user: User, message_id: int) -> None:
+    """`NotFound` unless the message exists in one of the user's conversations."""
+    with session_scope(database_url) as db:
+        conversations.owned_message(db, user, message_id)
+
+
+def create_message(
+    database_url: str,
+    conversation_id: int,
+    question: str,
+    *,
+    state: MessageState,
+    retrieval_only: bool,
+    sources: list[dict[str, Any]],
+    stats: dict[str, Any],
+    answer: str = "",
+    model: str | None = None,
+) -> int:
+    """Store the question with its sources before any answer exists; returns the message id."""
+    now = datetime.now(UTC)
+    with session_scope(database_url) as db:
+        message = Message(
+            conversation_id=conversation_id,
+            question=question,
+            answer=answer,
+            state=state,
+            retrieval_only=retrieval_only,
+            sources=sources,
+            stats=stats,
+            model=model,
+            created_at=now,
+            finished_at=None if state == MessageState.generating else now,
+        )
+        db.add(message)
+        conversation = db.get(Conversation, conversation_id)
+        if conversation is not None:
+            conversation.updated_at = now
+        db.flush()
+        return message.id
+
+
+def finish_message(
+    database_url: str,
+    message_id: int,
+    *,
+    answer: str,
+    state: MessageState,
+    stop_reason: str | None,
+    method: str | None,
+    stats: dict[str, Any],
+) -> None:
+    """Record how the answer ended: the text generated so far, the final state and why."""
+    with session_scope(database_url) as db:
+        message = db.get(Message, message_id)
+        if message is None:  # the conversation was deleted while its answer streamed
+            return
+        message.answer = answer
+        message.state = state
+        message.stop_reason = stop_reason
+        message.method = method
+        message.stats = stats
+        message.finished_at = datetime.now(UTC)

@@ -1,0 +1,185 @@
+"""Request and response bodies of the routes (the OpenAPI schema is generated from these)."""
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from api.models import Role
+from ingest.models import FileStatus, JobStatus
+
+
+def refuse_nul(value: str) -> str:
+    """PostgreSQL text cannot hold NUL and SQLite can: refusing it at the edge keeps both databases alike."""
+    if "\x00" in value:
+        raise ValueError("text may not contain NUL (0x00) characters")
+    return value
+
+
+Text = Annotated[str, AfterValidator(refuse_nul)]
+"""Every string a client sends: body fields, path and query parameters."""
+
+
+class UserOut(BaseModel):
+    id: int
+    username: str
+    roles: list[Role]
+    disabled: bool
+
+
+class LoginRequest(BaseModel):
+    username: Text = Field(min_length=1, max_length=150)
+    password: Text = Field(min_length=1, max_length=1024)
+
+
+class SessionOut(BaseModel):
+    user: UserOut
+    csrf_token: str | None = Field(description="Send it as X-CSRF-Token on unsafe methods (cookie sign-in).")
+
+
+class ConversationCreate(BaseModel):
+    title: Text | None = Field(None, max_length=200)
+
+
+class ConversationOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    title: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class DocumentFeedbackIn(BaseModel):
+    contains_answer: bool | None = None
+    highlight_correct: bool | None = None
+
+
+class DocumentFeedbackOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    message_id: int
+    document_id: str
+    contains_answer: bool | None
+    highlight_correct: bool | None
+    updated_at: datetime
+
+
+class MessageOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    question: str
+    answer: str
+    state: str
+    stop_reason: str | None
+    created_at: datetime
+    sources: list[dict[str, Any]]
+    feedback: list[DocumentFeedbackOut]
+    model: str | None
+    method: str | None
+    stats: dict[str, Any]
+
+
+class ConversationDetail(ConversationOut):
+    answer_found: bool | None
+    messages: list[MessageOut]
+
+
+class AnswerFoundIn(BaseModel):
+    answer_found: bool
+
+
+class AnswerFoundOut(BaseModel):
+    conversation_id: int
+    answer_found: bool
+
+
+class DocumentOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    title: str
+    file_name: str
+    page_count: int
+    chunk_count: int
+    audiences: list[str]
+    departments: list[str]
+    ingested_at: datetime
+
+
+class PassageOut(BaseModel):
+    document_id: str
+    chunk_index: int
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    text: str = Field(
+        description="The cleaned passage (without the `Titel:` prefix) that the viewer highlights."
+    )
+
+
+class JobFileOut(BaseModel):
+    path: str
+    name: str
+    status: FileStatus
+    message: str | None
+    chunks_total: int
+    chunks_done: int
+
+
+class JobOut(BaseModel):
+    id: int
+    status: JobStatus
+    created_at: datetime
+    finished_at: datetime | None
+    progress: float = Field(ge=0, le=1)
+    counts: dict[str, int]
+    files: list[JobFileOut]
+
+
+class JobCreated(BaseModel):
+    job: JobOut
+
+
+class UserCreate(BaseModel):
+    username: Text = Field(min_length=1, max_length=150)
+    password: Text = Field(min_length=1, max_length=1024)
+    roles: list[Role] = Field(default_factory=lambda: [Role.clinician])
+
+
+class UserUpdate(BaseModel):
+    roles: list[Role] | None = None
+    disabled: bool | None = None
+    password: Text | None = Field(None, min_length=1, max_length=1024)
+
+
+class EvaluationSetOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    name: str
+    questions: int
+    unresolved: list[str] = Field(
+        description="References that name no indexed document (left out of averages)."
+    )
+    created_at: datetime
+
+
+class ReportCreate(BaseModel):
+    set_id: int = Field(ge=1, le=2**31 - 1)
+
+
+class ReportOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    set_id: int
+    status: str
+    progress: float
+    created_at: datetime
+    finished_at: datetime | None
+    error: str | None
+    metrics: dict[str, dict[str, float]]
+    files: list[str]

@@ -1,0 +1,74 @@
+"""The admin's work: ingestion jobs over uploaded files, deleting and reindexing documents, user accounts."""
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from api.models import Role, User
+from api.services import documents, users
+from api.services.errors import Conflict, NotFound
+from ingest import jobs
+from ingest.documents import delete_document
+from ingest.search.types import SearchIndex
+
+JOB_NOT_FOUND = "Taak niet gevonden."
+USER_NOT_FOUND = "Gebruiker niet gevonden."
+KEEP_YOURSELF = "Je kunt je eigen account niet uitschakelen of je eigen beheerdersrol afnemen."
+
+
+def queue_job(database_url: str, paths: Iterable[Path]) -> jobs.JobSummary:
+    """A job nobody owns yet; the job worker (API thread or ingest container) picks it up."""
+    return jobs.job_summary(database_url, jobs.create_job(database_url, list(paths)))
+
+
+def job(database_url: str, job_id: int) -> jobs.JobSummary:
+    try:
+        return jobs.job_summary(database_url, job_id)
+    except LookupError:
+        raise NotFound(JOB_NOT_FOUND) from None
+
+
+def delete(db: Session, database_url: str, index: SearchIndex, upload_dir: Path, document_id: str) -> None:
+    """Out of search at once, then out of the table; an uploaded file goes too (others are the hospital's)."""
+    row = documents.get_document(db, document_id)
+    source = Path(row.source_path)
+    db.rollback()  # the row is read; the delete runs in its own transactions
+    delete_document(database_url, index, document_id)
+    if source.resolve().parent == upload_dir.resolve():
+        source.unlink(missing_ok=True)
+
+
+def reindex(db: Session, database_url: str, index: SearchIndex, document_id: str) -> jobs.JobSummary:
+    """Parse, chunk and embed the document's file again (after a change of chunking or embedder).
+
+    The old chunks leave the index first (otherwise the job would skip the unchanged file), so the document is
+    unsearchable until the job has indexed it again.
+    """
+    path, _ = documents.document_file(db, document_id)
+    db.rollback()
+    index.delete_documents([document_id])
+    return queue_job(database_url, [path])
+
+
+def update_user(
+    db: Session,
+    admin: User,
+    user_id: int,
+    roles: Iterable[Role] | None,
+    disabled: bool | None,
+    password: str | None,
+) -> User:
+    user = users.get_user(db, user_id)
+    if user is None:
+        raise NotFound(USER_NOT_FOUND)
+    losing_admin = roles is not None and Role.admin not in set(roles)
+    if user.id == admin.id and (disabled or losing_admin):
+        raise Conflict(KEEP_YOURSELF)
+    if roles is not None:
+        users.set_roles(db, user, roles)
+    if disabled is not None:
+        users.set_disabled(db, user, disabled)
+    if password is not None:
+        users.set_password(db, user, password)
+    return user

@@ -1,0 +1,58 @@
+"""The indexed documents as clinicians see them: list and search with metadata, the file, one passage.
+
+Files are found by document id through the documents table, which ingestion filled: no path a client sends
+ever reaches the filesystem.
+"""
+
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from api.services.errors import NotFound
+from ingest.models import Document
+from ingest.search.types import ChunkRecord, SearchIndex
+
+DOCUMENT_NOT_FOUND = "Document niet gevonden."
+FILE_GONE = "Het bestand van dit document is niet meer beschikbaar."
+PASSAGE_NOT_FOUND = "Deze passage bestaat niet (meer) in de index."
+
+
+def list_documents(
+    db: Session, text: str | None = None, audience: str | None = None, department: str | None = None
+) -> list[Document]:
+    """Documents whose title or file name contains `text` (any case) and that carry the given tags."""
+    query = select(Document).order_by(Document.title, Document.id)
+    if text and text.strip():
+        pattern = f"%{text.strip()}%"
+        query = query.where(Document.title.ilike(pattern) | Document.file_name.ilike(pattern))
+    rows = db.scalars(query)
+    return [
+        row
+        for row in rows
+        if (not audience or audience in row.audiences) and (not department or department in row.departments)
+    ]
+
+
+def get_document(db: Session, document_id: str) -> Document:
+    row = db.get(Document, document_id)
+    if row is None:
+        raise NotFound(DOCUMENT_NOT_FOUND)
+    return row
+
+
+def document_file(db: Session, document_id: str) -> tuple[Path, str]:
+    """The stored PDF of a document and the name to offer it under."""
+    row = get_document(db, document_id)
+    path = Path(row.source_path)
+    if not path.is_file():
+        raise NotFound(FILE_GONE)
+    return path, row.file_name
+
+
+def passage(db: Session, index: SearchIndex, document_id: str, chunk_index: int) -> ChunkRecord:
+    get_document(db, document_id)
+    chunks = index.chunks(document_id)
+    if not 0 <= chunk_index < len(chunks):
+        raise NotFound(PASSAGE_NOT_FOUND)
+    return chunks[chunk_index]

@@ -1,0 +1,31 @@
+"""Errors services raise and the app turns into HTTP answers; the message is Dutch, for the user."""
+
+
+class ServiceError(Exception):
+    status = 400
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class NotFound(ServiceError):
+    """Also for what exists but belongs to someone else: nobody learns which ids other users have."""
+
+    status = 404
+
+
+class Conflict(ServiceError):
+    status = 409
+
+
+class Invalid(ServiceError):
+    status = 422
+
+
+class TooLarge(ServiceError):
+    status = 413
+
+
+class UnsupportedMedia(ServiceError):
+    status = 415

@@ -1,0 +1,192 @@
+"""Evaluator sets and reports over the live index: the chat's retriever settings (α, embedder) on the documents
+admins ingested, written with `api.evaluation`'s exports (CSV, JSON, Markdown, HTML) plus the two rank figures
+as PNG, into REPORT_DIR/<report id>/.
+
+Reports run on one background thread (they embed every question); a report left queued or running by a process
+that stopped is marked failed at the next start, so nobody waits for it forever.
+"""
+
+import logging
+from datetime import UTC, datetime
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from api.evaluation.export import write_report
+from api.evaluation.plots import cumulative_hits_figure, rank_density_figure
+from api.evaluation.queries import EvalQuery, QueryFileError, parse_csv
+from api.evaluation.report import ConfigurationResult
+from api.evaluation.report import EvaluationReport as Report
+from api.evaluation.resolution import DocumentResolver, IndexedDocument
+from api.evaluation.runner import Embedders, ask_all
+from api.models import EvaluationReport, EvaluationSet, ReportStatus, User
+from api.services.errors import Invalid, NotFound
+from ingest.database import session_scope
+from ingest.models import Document
+from ingest.search.types import SearchIndex
+from ingest.settings import IngestSettings
+
+log = logging.getLogger(__name__)
+
+SET_NOT_FOUND = "Evaluatieset niet gevonden."
+REPORT_NOT_FOUND = "Rapport niet gevonden."
+FILE_NOT_FOUND = "Dit rapport heeft geen bestand met die naam."
+INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
+CONFIGURATION = "production"
+MAX_SET_BYTES = 5_000_000
+
+
+def _resolver(db: Session) -> DocumentResolver:
+    rows = db.execute(select(Document.id, Document.title, Document.file_name))
+    return DocumentResolver(IndexedDocument(row.id, row.title, row.file_name) for row in rows)
+
+
+def _decoded(data: bytes, name: str) -> str:
+    if len(data) > MAX_SET_BYTES:
+        raise Invalid(f"{name}: groter dan {MAX_SET_BYTES // 1_000_000} MB.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise Invalid(f"{name}, regel {line}: geen UTF-8-tekst (bewaar het bestand als CSV UTF-8).") from None
+
+
+def _parsed(text: str, name: str) -> list[EvalQuery]:
+    try:
+        return parse_csv(text, name)
+    except QueryFileError as error:
+        raise Invalid(f"{name}, regel {error.line}: {error.reason}") from None
+
+
+def upload_set(db: Session, user: User, name: str, data: bytes) -> EvaluationSet:
+    """Check the CSV now (line numbers in the error) and note which references name no indexed document."""
+    text = _decoded(data, name)
+    queries = _parsed(text, name)
+    resolver = _resolver(db)
+    unresolved = sorted(
+        {
+            reference
+            for query in queries
+            for reference in query.relevant_documents
+            if not resolver.resolve(reference)
+        }
+    )
+    row = EvaluationSet(
+        name=name[:255], content=text, questions=len(queries), unresolved=unresolved, created_by=user.id
+    )
+    db.add(row)
+    db.flush()
+    return row
+
+
+def list_sets(db: Session) -> list[EvaluationSet]:
+    return list(db.scalars(select(EvaluationSet).order_by(EvaluationSet.id.desc())))
+
+
+def queue_report(db: Session, user: User, set_id: int) -> EvaluationReport:
+    if db.get(EvaluationSet, set_id) is None:
+        raise NotFound(SET_NOT_FOUND)
+    report = EvaluationReport(
+        set_id=set_id, status=ReportStatus.queued, progress=0.0, metrics={}, files=[], created_by=user.id
+    )
+    db.add(report)
+    db.flush()
+    return report
+
+
+def list_reports(db: Session) -> list[EvaluationReport]:
+    return list(db.scalars(select(EvaluationReport).order_by(EvaluationReport.id.desc())))
+
+
+def get_report(db: Session, report_id: int) -> EvaluationReport:
+    report = db.get(EvaluationReport, report_id)
+    if report is None:
+        raise NotFound(REPORT_NOT_FOUND)
+    return report
+
+
+def report_file(db: Session, report_dir: Path, report_id: int, name: str) -> Path:
+    """A file of the report, by a name the report itself listed (never a path from the request)."""
+    report = get_report(db, report_id)
+    if name not in report.files:
+        raise NotFound(FILE_NOT_FOUND)
+    return report_dir / str(report.id) / name
+
+
+def fail_interrupted(database_url: str) -> None:
+    with session_scope(database_url) as db:
+        db.execute(
+            update(EvaluationReport)
+            .where(EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]))
+            .values(status=ReportStatus.failed, error=INTERRUPTED, finished_at=datetime.now(UTC))
+        )
+
+
+def _set_state(database_url: str, report_id: int, **values: object) -> None:
+    with session_scope(database_url) as db:
+        db.execute(update(EvaluationReport).where(EvaluationReport.id == report_id).values(**values))
+
+
+def run_report(
+    database_url: str, settings: IngestSettings, index: SearchIndex, report_dir: Path, report_id: int
+) -> None:
+    """Ask every question of the live index, judge the results and write the report files."""
+    _set_state(database_url, report_id, status=ReportStatus.running, progress=0.0)
+    try:
+        with session_scope(database_url) as db:
+            report_row = get_report(db, report_id)
+            labelled = db.get(EvaluationSet, report_row.set_id)
+            assert labelled is not None  # the report is removed with its set (cascade)
+            queries, name, resolver = parse_csv(labelled.content, labelled.name), labelled.name, _resolver(db)
+        _set_state(database_url, report_id, progress=0.1)
+        embedders = Embedders(settings)
+        retriever = embedders.retriever(settings.embedding_model, index, settings.retrieval_alpha)
+        prepared = embedders.prepared(settings.embedding_model, retriever, [q.question for q in queries])
+        _set_state(database_url, report_id, progress=0.5)
+        outcomes = ask_all(retriever, queries, prepared, resolver)
+        settings_used = {"alpha": f"{settings.retrieval_alpha:g}", "embedder": settings.embedding_model}
+        result = ConfigurationResult(CONFIGURATION, settings_used, outcomes)
+        report = Report(
+            name, (result,), (f"Vragen: {name} ({len(queries)}); de geïndexeerde documenten.",), CONFIGURATION
+        )
+        files = _write(report, report_dir / str(report_id))
+        metrics = {
+            level: {"questions": summary.questions, **summary.metrics()}
+            for level in report.levels()
+            if (summary := result.summary(level))
+        }
+        _set_state(
+            database_url,
+            report_id,
+            status=ReportStatus.finished,
+            progress=1.0,
+            metrics=metrics,
+            files=files,
+            finished_at=datetime.now(UTC),
+        )
+    except Exception as error:  # the evaluator sees why the report failed; the API goes on
+        log.exception("evaluation report %d failed", report_id)
+        _set_state(
+            database_url,
+            report_id,
+            status=ReportStatus.failed,
+            error=f"{type(error).__name__}: {error}",
+            finished_at=datetime.now(UTC),
+        )
+
+
+def _write(report: Report, folder: Path) -> list[str]:
+    names = [path.name for path in write_report(report, folder)]
+    for level in report.levels():
+        for kind, draw in (
+            ("rank-density", rank_density_figure),
+            ("cumulative-hits", cumulative_hits_figure),
+        ):
+            figure = draw(report.results, level)
+            file_name = f"{kind}-{level}.png"
+            figure.savefig(folder / file_name, format="png", dpi=120)
+            plt.close(figure)
+            names.append(file_name)
+    return names

@@ -1,0 +1,110 @@
+"""`python -m api users add|list|disable|enable|set-roles|password|token`: accounts from the command line.
+
+Passwords are read without echo from the terminal, or as one line from standard input when it is not a
+terminal (scripts: `printf '%s\\n' "$PW" | python -m api users add NAME --role admin`).
+"""
+
+import argparse
+import getpass
+import sys
+
+from sqlalchemy.orm import Session
+
+from api.models import Role
+from api.services import sessions, users
+from api.settings import ApiSettings
+from ingest.database import get_engine
+
+
+def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = commands.add_parser("users", help="manage accounts")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="create a user (asks for the password)")
+    add.add_argument("username")
+    add.add_argument("--role", action="append", choices=[r.value for r in Role], default=[], dest="roles")
+    add.add_argument(
+        "--if-missing", action="store_true", help="do nothing when the user exists (scripts, demo)"
+    )
+    actions.add_parser("list", help="every user with roles and state")
+    for name, text in (("disable", "sign a user out and refuse logins"), ("enable", "allow logins again")):
+        actions.add_parser(name, help=text).add_argument("username")
+    set_roles = actions.add_parser("set-roles", help="replace a user's roles")
+    set_roles.add_argument("username")
+    set_roles.add_argument("roles", nargs="+", choices=[r.value for r in Role])
+    actions.add_parser("password", help="set a new password").add_argument("username")
+    token = actions.add_parser("token", help="print a new bearer token for scripts")
+    token.add_argument("username")
+    token.add_argument("--name", default="script", help="what the token is for")
+
+
+def run(settings: ApiSettings, arguments: argparse.Namespace) -> int:
+    with Session(get_engine(settings.database_url)) as db:
+        try:
+            output = _ACTIONS[arguments.action](db, arguments)
+        except users.UserError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        db.commit()
+    if output:
+        print(output)
+    return 0
+
+
+def _read_password() -> str:
+    if sys.stdin.isatty():
+        first = getpass.getpass("wachtwoord: ")
+        if getpass.getpass("nogmaals: ") != first:
+            raise users.UserError("de wachtwoorden verschillen")
+        return first
+    return sys.stdin.readline().rstrip("\n")
+
+
+def _add(db: Session, arguments: argparse.Namespace) -> str:
+    if arguments.if_missing and users.find_user(db, arguments.username) is not None:
+        return f"{arguments.username} exists; left unchanged"
+    roles = users.parse_roles(arguments.roles or [Role.clinician.value])
+    user = users.create_user(db, arguments.username, _read_password(), roles)
+    return f"created {user.username} ({', '.join(sorted(user.roles))})"
+
+
+def _list(db: Session, _arguments: argparse.Namespace) -> str:
+    return "\n".join(
+        f"{user.username}\t{','.join(sorted(user.roles)) or '-'}\t{'disabled' if user.disabled else 'active'}"
+        for user in users.list_users(db)
+    )
+
+
+def _disable(db: Session, arguments: argparse.Namespace) -> str:
+    users.set_disabled(db, users.require_user(db, arguments.username), True)
+    return f"disabled {arguments.username}"
+
+
+def _enable(db: Session, arguments: argparse.Namespace) -> str:
+    users.set_disabled(db, users.require_user(db, arguments.username), False)
+    return f"enabled {arguments.username}"
+
+
+def _set_roles(db: Session, arguments: argparse.Namespace) -> str:
+    user = users.require_user(db, arguments.username)
+    users.set_roles(db, user, users.parse_roles(arguments.roles))
+    return f"{user.username}: {', '.join(sorted(user.roles))}"
+
+
+def _password(db: Session, arguments: argparse.Namespace) -> str:
+    users.set_password(db, users.require_user(db, arguments.username), _read_password())
+    return f"password of {arguments.username} changed"
+
+
+def _token(db: Session, arguments: argparse.Namespace) -> str:
+    return sessions.create_api_token(db, users.require_user(db, arguments.username), arguments.name)
+
+
+_ACTIONS = {
+    "add": _add,
+    "list": _list,
+    "disable": _disable,
+    "enable": _enable,
+    "set-roles": _set_roles,
+    "password": _password,
+    "token": _token,
+}

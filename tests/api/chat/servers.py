@@ -1,0 +1,125 @@
+"""Real servers on loopback for the chat tests: the API under uvicorn in this process (so a test can hand it its
+runtime), and a recording TCP relay in front of the worker process that shows the exact bytes the worker got
+(and can break the worker's answer mid-stream, as a crashed worker or a cut cable would)."""
+
+import asyncio
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import uvicorn
+from fastapi import FastAPI
+
+FIRST_DELTA = re.compile(rb"event: delta\r?\n.*?\r?\n\r?\n", re.DOTALL)  # sse-starlette ends lines with \r\n
+
+
+@contextmanager
+def api_server(app: FastAPI) -> Iterator[str]:
+    """The app served by uvicorn on a free loopback port, in a thread; yields its base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the API server did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+class RecordingRelay:
+    """A loopback TCP relay in front of a worker that records every byte sent to it. After relaying the first
+    `delta` event of an answer it can `break` both connections (the worker died) or `pause` the answer there
+    (the worker is still at work) until the API hangs up."""
+
+    def __init__(self, target_url: str) -> None:
+        parsed = httpx.URL(target_url)
+        self._target = (parsed.host, parsed.port or 80)
+        self.sent = bytearray()
+        self.after_first_delta: str | None = None  # None, "break" or "pause"
+        self.interrupted = 0
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "RecordingRelay":
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    async def _shutdown(self) -> None:
+        tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def generate_bodies(self) -> list[dict[str, Any]]:
+        """The JSON bodies of every `POST /generate` relayed so far, in order."""
+        bodies = []
+        data = bytes(self.sent)
+        start = data.find(b"POST /generate ")
+        while start >= 0:
+            head_end = data.index(b"\r\n\r\n", start)
+            headers = data[start:head_end].decode("latin-1").lower()
+            length = int(headers.split("content-length:")[1].split("\r\n")[0])
+            bodies.append(json.loads(data[head_end + 4 : head_end + 4 + length]))
+            start = data.find(b"POST /generate ", head_end)
+        return bodies
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        server = self._loop.run_until_complete(asyncio.start_server(self._relay, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _relay(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(*self._target)
+
+        async def to_worker() -> None:
+            while data := await client_reader.read(65536):
+                self.sent += data
+                upstream_writer.write(data)
+                await upstream_writer.drain()
+
+        async def to_api() -> None:
+            seen = b""
+            while data := await upstream_reader.read(65536):
+                seen += data
+                delta = FIRST_DELTA.search(seen)
+                if self.after_first_delta and delta is not None:
+                    client_writer.write(data[: len(data) - (len(seen) - delta.end())])
+                    await client_writer.drain()
+                    self.interrupted += 1
+                    if self.after_first_delta == "pause":
+                        await asyncio.Event().wait()  # until the API hangs up and this task is cancelled
+                    return
+                client_writer.write(data)
+                await client_writer.drain()
+
+        tasks = [asyncio.ensure_future(to_worker()), asyncio.ensure_future(to_api())]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            task.cancel()
+        for writer in (client_writer, upstream_writer):
+            writer.close()

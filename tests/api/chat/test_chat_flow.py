@@ -1,0 +1,234 @@
+"""The chat end to end: a clinician's question → retrieval over the sample PDFs → the Dutch bracketed prompt →
+a real worker process → server-sent events → the stored message; and every way an answer can end otherwise."""
+
+import time
+
+from httpx_sse import connect_sse
+
+from api.chat.abstention import NOT_FOUND_MESSAGE
+from api.chat.loopback import free_port
+from api.chat.runtime import ChatRuntime, pool_from_settings
+from api.chat.settings import ChatSettings
+from api.models import Message, MessageState
+from api.settings import ApiSettings
+from tests.api.chat.conftest import Clinician, ask, stored_messages
+from tests.api.chat.servers import RecordingRelay
+
+ANSWERABLE = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
+UNANSWERABLE = "isolatiemaatregelen bij mazelen"  # no sample procedure is about measles
+
+
+def expected_prompt(question: str, sources: list[dict[str, str]]) -> str:
+    """The source system's template, written out here on its own (not through api.prompting)."""
+    documents = "\n—\n".join(f"Titel: {s['title']}\nTekst: {s['passage']}" for s in sources)
+    return (
+        "[begin context]\nJij bent een dokter. Jij kent alle medische procedures van het UZGent.\n[einde context]\n\n"
+        f"[begin documenten]\n{documents}\n[einde documenten]\n\n"
+        f"[begin vraag]\n{question}\n[einde vraag]\n\n"
+        "[begin antwoord]\n"
+    )
+
+
+def test_a_question_streams_its_sources_then_the_answer_and_the_worker_got_exactly_the_bracketed_prompt(
+    clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+) -> None:
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=ANSWERABLE)
+
+    names = [name for name, _ in events]
+    assert names[:2] == ["message", "sources"] and names[-1] == "done"
+    assert set(names[2:-1]) == {"delta"}
+    message_id = events[0][1]["message_id"]
+    assert events[0][1] == {"message_id": message_id, "conversation_id": conversation_id}
+    sources = events[1][1]["sources"]
+    assert events[1][1]["not_found"] is False
+    assert len(sources) == 3 and sources[0]["title"] == "Handhygiëne en handalcohol"
+    assert "20 tot 30 seconden" in " ".join(source["passage"] for source in sources)
+    done = events[-1][1]
+    assert done["state"] == "answered"
+    assert done["stop_reason"] in {"eos", "stop_string", "length", "repetition"}
+    assert done["stats"]["worker"]["new_tokens"] >= 1
+
+    [body] = relay.generate_bodies()
+    assert body["prompt"] == expected_prompt(ANSWERABLE, sources)
+    assert body["context"] == [f"Titel: {s['title']}\nTekst: {s['passage']}" for s in sources]
+    assert body["stop"] == ["[einde antwoord]", "[begin"]
+
+    [stored] = stored_messages(api_settings)
+    assert stored.id == message_id
+    assert stored.question == ANSWERABLE
+    assert stored.answer == "".join(data["text"] for name, data in events if name == "delta")
+    assert (stored.state, stored.stop_reason) == (MessageState.answered, done["stop_reason"])
+    assert stored.sources == sources
+    assert stored.model and stored.method == "casd"
+    assert stored.finished_at is not None
+
+
+def test_a_question_no_document_answers_gets_the_fixed_message_and_the_closest_documents_without_the_model(
+    clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+) -> None:
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=UNANSWERABLE)
+
+    assert [name for name, _ in events] == ["message", "sources", "delta", "done"]
+    assert events[1][1]["not_found"] is True
+    assert len(events[1][1]["sources"]) == 3  # the closest documents are still listed
+    assert events[2][1] == {"text": NOT_FOUND_MESSAGE}
+    assert events[3][1]["state"] == "not_found"
+    assert relay.generate_bodies() == []  # the model was never asked
+    [stored] = stored_messages(api_settings)
+    assert (stored.state, stored.answer) == (MessageState.not_found, NOT_FOUND_MESSAGE)
+
+
+def test_retrieval_only_lists_documents_and_passages_and_generates_nothing(
+    clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+) -> None:
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=ANSWERABLE, retrieval_only=True)
+
+    assert [name for name, _ in events] == ["message", "sources", "done"]
+    assert events[1][1]["sources"][0]["title"] == "Handhygiëne en handalcohol"
+    assert events[2][1]["state"] == "retrieval_only"
+    assert relay.generate_bodies() == []
+    [stored] = stored_messages(api_settings)
+    assert (stored.state, stored.answer, stored.retrieval_only) == (MessageState.retrieval_only, "", True)
+
+
+def test_the_deployment_can_force_retrieval_only_on(
+    chat_settings: ChatSettings, clinician: Clinician, relay: RecordingRelay
+) -> None:
+    chat_settings.retrieval_only = True
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=ANSWERABLE, retrieval_only=False)
+
+    assert events[-1][1]["state"] == "retrieval_only"
+    assert relay.generate_bodies() == []
+
+
+def test_the_deployment_can_refuse_retrieval_only(
+    chat_settings: ChatSettings, clinician: Clinician, api_settings: ApiSettings
+) -> None:
+    chat_settings.retrieval_only = False
+    client, conversation_id = clinician("ann")
+
+    response = client.post(
+        f"/api/conversations/{conversation_id}/messages",
+        json={"question": ANSWERABLE, "retrieval_only": True},
+    )
+
+    assert response.status_code == 403
+    assert "uitgeschakeld" in response.json()["detail"]
+    assert stored_messages(api_settings) == []
+
+
+def test_the_users_metadata_filters_steer_retrieval(clinician: Clinician) -> None:
+    client, conversation_id = clinician("ann")
+
+    events = ask(
+        client, conversation_id, question="insuline toedienen", retrieval_only=True, audiences=["kinderen"]
+    )
+
+    titles = {source["title"] for source in events[1][1]["sources"]}
+    assert titles == {"Insulinepomp bij kinderen met diabetes type 1"}
+
+
+def test_a_worker_that_dies_mid_answer_leaves_the_message_stored_with_what_was_generated(
+    clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+) -> None:
+    relay.after_first_delta = "break"
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=ANSWERABLE)
+
+    names = [name for name, _ in events]
+    assert names == ["message", "sources", "delta", "error", "done"]
+    assert "onderbroken" in events[3][1]["message"]
+    assert (events[4][1]["state"], events[4][1]["stop_reason"]) == ("failed", "worker_failed")
+    [stored] = stored_messages(api_settings)
+    assert (stored.state, stored.stop_reason) == (MessageState.failed, "worker_failed")
+    assert stored.answer == events[2][1]["text"] != ""
+
+
+def test_a_client_that_goes_away_mid_answer_leaves_the_message_stored_as_stopped(
+    clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+) -> None:
+    relay.after_first_delta = "pause"
+    client, conversation_id = clinician("ann")
+
+    url = f"/api/conversations/{conversation_id}/messages"
+    with connect_sse(client, "POST", url, json={"question": ANSWERABLE}) as source:
+        for event in source.iter_sse():
+            if event.event == "delta":
+                first = event.json()["text"]
+                break
+
+    stored = wait_until_final(api_settings)
+    assert (stored.state, stored.stop_reason) == (MessageState.stopped, "client_disconnected")
+    assert stored.answer == first
+
+
+def test_the_stop_route_ends_an_answer_in_progress(
+    clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+) -> None:
+    relay.after_first_delta = "pause"
+    client, conversation_id = clinician("ann")
+    other, _ = clinician("bob")
+
+    events = []
+    url = f"/api/conversations/{conversation_id}/messages"
+    with connect_sse(client, "POST", url, json={"question": ANSWERABLE}) as source:
+        for event in source.iter_sse():
+            events.append((event.event, event.json()))
+            if event.event == "delta":
+                message_id = events[0][1]["message_id"]
+                assert other.post(f"/api/messages/{message_id}/stop").status_code == 404
+                assert client.post(f"/api/messages/{message_id}/stop").status_code == 204
+
+    assert (events[-1][1]["state"], events[-1][1]["stop_reason"]) == ("stopped", "user_stopped")
+    [stored] = stored_messages(api_settings)
+    assert (stored.state, stored.answer) == (MessageState.stopped, events[2][1]["text"])
+
+
+def test_with_no_worker_ready_the_answer_is_503_with_retry_after_and_nothing_is_stored(
+    chat_runtime: ChatRuntime, clinician: Clinician, api_settings: ApiSettings
+) -> None:
+    nobody_listens = ChatSettings(
+        worker_urls=[f"http://127.0.0.1:{free_port()}"], worker_retry_after_seconds=7
+    )
+    chat_runtime.pool = pool_from_settings(nobody_listens)
+    client, conversation_id = clinician("ann")
+
+    response = client.post(f"/api/conversations/{conversation_id}/messages", json={"question": ANSWERABLE})
+
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == "7"
+    assert "geen taalmodel beschikbaar" in response.json()["detail"]
+    assert stored_messages(api_settings) == []
+
+
+def test_nobody_asks_in_or_stops_in_someone_elses_conversation(
+    clinician: Clinician, api_settings: ApiSettings
+) -> None:
+    _, anns_conversation = clinician("ann")
+    bob, _ = clinician("bob")
+
+    asked = bob.post(f"/api/conversations/{anns_conversation}/messages", json={"question": ANSWERABLE})
+    stopped = bob.post("/api/messages/999999/stop")
+    blank = bob.post(f"/api/conversations/{anns_conversation}/messages", json={"question": "   "})
+
+    assert (asked.status_code, stopped.status_code, blank.status_code) == (404, 404, 422)
+    assert stored_messages(api_settings) == []
+
+
+def wait_until_final(api_settings: ApiSettings, timeout: float = 30) -> Message:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        [stored] = stored_messages(api_settings)
+        if stored.state != MessageState.generating:
+            return stored
+        time.sleep(0.05)
+    raise AssertionError("the message was never finished")

@@ -1,0 +1,155 @@
+"""The worker pool: the least-loaded ready worker gets the request, failing and busy workers are skipped, and
+with none ready the caller learns how long to wait. Workers here answer over httpx's in-process transport with
+the documented /health and /generate replies (docs/worker.md); the pool itself is real."""
+
+import json
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from api.chat.workers import (
+    Delta,
+    Finished,
+    GenerationRefused,
+    GenerationRequest,
+    NoWorkerReady,
+    Started,
+    WorkerFailed,
+    WorkerPool,
+)
+
+pytestmark = pytest.mark.anyio
+
+Handler = Callable[[httpx.Request], httpx.Response]
+SSE = {"content-type": "text/event-stream"}
+
+
+def sse(*events: tuple[str, dict[str, object]]) -> bytes:
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
+ANSWER = sse(
+    ("start", {"queue_seconds": 0.0, "prompt_tokens": 7, "method": "casd"}),
+    ("delta", {"text": "Twintig "}),
+    ("delta", {"text": "seconden."}),
+    ("done", {"stop_reason": "eos", "text": "Twintig seconden.", "stats": {"tau": 2.5}}),
+)
+
+
+class Workers:
+    """Workers by host name: each with its health (or an outage) and a log of the generations it was sent."""
+
+    def __init__(self, health: dict[str, dict[str, object] | None]) -> None:
+        self.health = health
+        self.generated: list[str] = []
+        self.health_checks = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        state = self.health[host]
+        if state is None:
+            raise httpx.ConnectError("connection refused", request=request)
+        if request.url.path == "/health":
+            self.health_checks += 1
+            health = {key: value for key, value in state.items() if key != "stream"}
+            return httpx.Response(200 if state.get("status") == "ready" else 503, json=health)
+        if state.get("busy"):
+            return httpx.Response(503, headers={"Retry-After": "12"}, json={"detail": "queue full"})
+        if state.get("too_long"):
+            return httpx.Response(413, json={"detail": "prompt too long", "prompt_tokens": 9000})
+        self.generated.append(host)
+        return httpx.Response(200, headers=SSE, content=state.get("stream", ANSWER))
+
+
+def ready(depth: int, limit: int = 8, **extra: object) -> dict[str, object]:
+    return {"status": "ready", "model": "tiny", "queue_depth": depth, "queue_limit": limit, **extra}
+
+
+def pool_of(workers: Workers, **options: float) -> WorkerPool:
+    client = httpx.AsyncClient(transport=httpx.MockTransport(workers))
+    urls = [f"http://{host}:8001" for host in workers.health]
+    return WorkerPool(urls, client, **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def collect(pool: WorkerPool) -> list[object]:
+    async with await pool.open(GenerationRequest(prompt="vraag")) as stream:
+        return [event async for event in stream.events()]
+
+
+async def test_the_least_loaded_ready_worker_streams_the_answer_as_typed_events() -> None:
+    workers = Workers({"busy-one": ready(3), "idle-one": ready(0), "loading": {"status": "loading"}})
+
+    events = await collect(pool_of(workers))
+
+    assert workers.generated == ["idle-one"]
+    assert events == [
+        Started(0.0, 7, "casd"),
+        Delta("Twintig "),
+        Delta("seconden."),
+        Finished("eos", "Twintig seconden.", {"tau": 2.5}),
+    ]
+
+
+async def test_requests_in_flight_count_as_load_until_the_next_health_check() -> None:
+    workers = Workers({"a": ready(0), "b": ready(0)})
+    pool = pool_of(workers, health_ttl=60.0)
+
+    first = await pool.open(GenerationRequest(prompt="een"))
+    second = await pool.open(GenerationRequest(prompt="twee"))
+    await first.aclose()
+    await second.aclose()
+
+    assert sorted(workers.generated) == ["a", "b"]
+    assert workers.health_checks == 2  # one per worker: the answer was trusted for the TTL
+
+
+async def test_an_unreachable_worker_and_one_whose_queue_is_full_are_skipped() -> None:
+    workers = Workers(
+        {"down": None, "full": ready(8, limit=8), "refusing": ready(0, busy=True), "ok": ready(5)}
+    )
+
+    await collect(pool_of(workers))
+
+    assert workers.generated == ["ok"]
+
+
+async def test_with_no_worker_ready_the_pool_says_how_long_to_wait() -> None:
+    workers = Workers({"down": None, "loading": {"status": "loading"}, "refusing": ready(0, busy=True)})
+
+    with pytest.raises(NoWorkerReady) as raised:
+        await pool_of(workers, retry_after=5).open(GenerationRequest(prompt="vraag"))
+
+    assert raised.value.retry_after == 12  # the refusing worker asked for more than the default
+    assert "geen taalmodel beschikbaar" in str(raised.value)
+
+
+async def test_a_prompt_too_long_for_the_model_is_refused_without_trying_other_workers() -> None:
+    workers = Workers({"a": ready(0, too_long=True), "b": ready(1)})
+
+    with pytest.raises(GenerationRefused) as raised:
+        await pool_of(workers).open(GenerationRequest(prompt="vraag"))
+
+    assert raised.value.status_code == 413
+    assert workers.generated == []
+
+
+async def test_an_error_event_or_a_malformed_event_ends_the_stream_as_a_worker_failure() -> None:
+    for stream in (
+        sse(("delta", {"text": "Twin"}), ("error", {"message": "CUDA out of memory"})),
+        sse(("delta", {"wrong": "field"})),
+    ):
+        workers = Workers({"a": ready(0, stream=stream)})
+        with pytest.raises(WorkerFailed):
+            await collect(pool_of(workers))
+
+
+async def test_the_request_body_leaves_unset_fields_to_the_worker() -> None:
+    request = GenerationRequest(prompt="p", context=["c"], stop=["[begin"], max_new_tokens=None)
+
+    assert request.body() == {"prompt": "p", "context": ["c"], "stop": ["[begin"]}

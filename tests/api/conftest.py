@@ -1,0 +1,96 @@
+"""An API on a fresh database (SQLite and PostgreSQL), signed-in clients with chosen roles, and the sample
+procedures (samples/documents) ingested for real with all-MiniLM-L6-v2 into an embedded index."""
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from api.app import create_app
+from api.deps import CSRF_HEADER
+from api.models import Role
+from api.services import users
+from api.settings import ApiSettings
+from ingest.database import get_engine
+from ingest.embedding import Embedder
+from ingest.jobs import JobSummary
+from ingest.runner import Ingestion
+from ingest.search.embedded import EmbeddedIndex
+from ingest.settings import IngestSettings
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = REPO_ROOT / "samples" / "documents"
+
+PASSWORD = "correct horse battery"
+
+SignIn = Callable[..., TestClient]
+
+
+@pytest.fixture
+def api_settings(database_url: str, tmp_path: Path) -> ApiSettings:
+    return ApiSettings(
+        database_url=database_url,
+        upload_dir=tmp_path / "uploads",
+        report_dir=tmp_path / "reports",
+        frontend_dir=tmp_path / "no-frontend",
+        run_ingestion_jobs=False,
+    )
+
+
+@pytest.fixture
+def app(api_settings: ApiSettings, ingest_settings: IngestSettings) -> FastAPI:
+    return create_app(api_settings, ingest_settings)
+
+
+@pytest.fixture
+def sample_folder(tmp_path: Path) -> Path:
+    """A copy of the shipped sample procedures (with their metadata sidecars)."""
+    return Path(shutil.copytree(SAMPLES, tmp_path / "procedures"))
+
+
+@pytest.fixture
+def ingested(ingest_settings: IngestSettings, minilm: Embedder, sample_folder: Path) -> JobSummary:
+    """The sample procedures ingested for real (parsed, chunked, embedded, indexed, recorded)."""
+    index = EmbeddedIndex(ingest_settings.index_dir, ingest_settings.embedding_model)
+    try:
+        summary = Ingestion(ingest_settings, index, lambda: minilm).ingest([sample_folder])
+    finally:
+        index.close()
+    assert summary.failed == ()
+    return summary
+
+
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as anonymous:
+        yield anonymous
+
+
+def add_user(database_url: str, username: str, *roles: Role, password: str = PASSWORD) -> int:
+    with Session(get_engine(database_url)) as db:
+        user = users.create_user(db, username, password, roles)
+        db.commit()
+        return user.id
+
+
+@pytest.fixture
+def sign_in(app: FastAPI, api_settings: ApiSettings) -> Iterator[SignIn]:
+    """`sign_in("ann", Role.admin)`: a new user, and a client signed in as them that sends the CSRF header."""
+    clients: list[TestClient] = []
+
+    def signed_in(username: str, *roles: Role) -> TestClient:
+        add_user(api_settings.database_url, username, *roles)
+        browser = TestClient(app)
+        clients.append(browser)
+        response = browser.post("/api/auth/login", json={"username": username, "password": PASSWORD})
+        assert response.status_code == 200, response.text
+        browser.headers[CSRF_HEADER] = response.json()["csrf_token"]
+        return browser
+
+    yield signed_in
+    for browser in clients:
+        browser.close()
