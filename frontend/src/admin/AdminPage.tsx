@@ -1,0 +1,133 @@
+// Admins: upload PDFs (drag and drop), follow ingestion jobs with per-file errors, delete and reindex documents.
+import { useCallback, useEffect, useState, type DragEvent } from "react";
+import { ApiError, getJson, request, sendJson } from "../api/client";
+import type { DocumentInfo, Job } from "../api/types";
+import { usePolling } from "../api/usePolling";
+
+const RUNNING = new Set(["queued", "running", "interrupted"]);
+// A job's and a file's states as docs/api.md names them (Job), in Dutch.
+const JOB_STATUS: Record<string, string> = { queued: "in de wachtrij", running: "bezig", finished: "klaar", interrupted: "onderbroken" };
+const FILE_STATUS: Record<string, string> = {
+  queued: "in de wachtrij",
+  running: "bezig",
+  parsing: "tekst lezen",
+  embedding: "indexeren",
+  indexed: "geïndexeerd",
+  skipped: "overgeslagen",
+  failed: "mislukt",
+  unchanged: "ongewijzigd",
+  withdrawn: "ingetrokken",
+};
+
+export function AdminPage() {
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [documents, setDocuments] = useState<DocumentInfo[]>([]);
+  const [message, setMessage] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+
+  const refresh = useCallback(() => {
+    getJson<Job[]>("/api/admin/jobs").then(setJobs).catch(() => undefined);
+    getJson<DocumentInfo[]>("/api/documents").then(setDocuments).catch(() => undefined);
+  }, []);
+  useEffect(refresh, [refresh]);
+  usePolling(refresh, jobs.some((job) => RUNNING.has(job.status)));
+
+  async function upload(files: FileList | File[]) {
+    const form = new FormData();
+    for (const file of files) form.append("files", file);
+    try {
+      await request("/api/admin/uploads", { method: "POST", body: form });
+      setMessage(null);
+      refresh();
+    } catch (error) {
+      setMessage(error instanceof ApiError ? error.message : "Uploaden mislukt.");
+    }
+  }
+
+  function drop(event: DragEvent) {
+    event.preventDefault();
+    setDragging(false);
+    void upload(event.dataTransfer.files);
+  }
+
+  async function act(method: string, path: string) {
+    try {
+      await sendJson(method, path);
+      refresh();
+    } catch (error) {
+      setMessage(error instanceof ApiError ? error.message : "De actie is mislukt.");
+    }
+  }
+
+  return (
+    <main className="admin">
+      <h1>Beheer</h1>
+      <section
+        className={dragging ? "dropzone dragging" : "dropzone"}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={drop}
+      >
+        <label htmlFor="upload">Sleep PDF-bestanden hierheen of kies ze</label>
+        <input id="upload" type="file" accept="application/pdf,.pdf" multiple onChange={(e) => e.target.files && void upload(e.target.files)} />
+      </section>
+      {message && <p role="alert" className="error">{message}</p>}
+
+      <h2>Ingestietaken</h2>
+      {jobs.length === 0 && <p>Nog geen taken.</p>}
+      {jobs.map((job) => (
+        <article key={job.id} className="job" data-status={job.status} aria-label={`Taak ${job.id}`}>
+          <h3>
+            Taak {job.id}: <span className="job-status">{JOB_STATUS[job.status] ?? job.status}</span>
+          </h3>
+          <progress value={job.progress} max={1} aria-label={`Voortgang taak ${job.id}`} />
+          <ul>
+            {job.files.map((file) => (
+              <li key={file.path} className={`file-${file.status}`}>
+                {file.name}: {FILE_STATUS[file.status] ?? file.status}
+                {file.message && <span className="file-message"> — {file.message}</span>}
+              </li>
+            ))}
+          </ul>
+        </article>
+      ))}
+
+      <h2>Documenten</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Titel</th>
+            <th scope="col">Bestand</th>
+            <th scope="col">Pagina's</th>
+            <th scope="col">Stukken</th>
+            <th scope="col">Acties</th>
+          </tr>
+        </thead>
+        <tbody>
+          {documents.map((doc) => (
+            <tr key={doc.id}>
+              <td>{doc.title}</td>
+              <td>{doc.file_name}</td>
+              <td>{doc.page_count}</td>
+              <td>{doc.chunk_count}</td>
+              <td>
+                <button type="button" onClick={() => void act("POST", `/api/admin/documents/${encodeURIComponent(doc.id)}/reindex`)}>
+                  Opnieuw indexeren
+                </button>
+                <button
+                  type="button"
+                  onClick={() => window.confirm(`"${doc.title}" verwijderen?`) && void act("DELETE", `/api/admin/documents/${encodeURIComponent(doc.id)}`)}
+                >
+                  Verwijderen
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}

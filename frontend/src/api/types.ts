@@ -1,0 +1,109 @@
+// The web API's shapes (docs/api.md).
+
+export type Role = "clinician" | "admin" | "evaluator";
+
+export interface User {
+  id: number;
+  username: string;
+  roles: Role[];
+  disabled?: boolean;
+}
+
+export interface Session {
+  user: User;
+  csrf_token: string | null;
+}
+
+export interface Conversation {
+  id: number;
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Source {
+  document_id: string;
+  title: string;
+  page_start: number;
+  page_end: number;
+  chunk_index: number;
+  passage: string;
+  score: number;
+}
+
+export interface DocumentFeedback {
+  message_id: number;
+  document_id: string;
+  contains_answer: boolean | null;
+  highlight_correct: boolean | null;
+}
+
+export type MessageState = "pending" | "answered" | "not_found" | "retrieval_only" | "stopped" | "failed";
+
+export interface Message {
+  id: number;
+  question: string;
+  answer: string;
+  state: MessageState;
+  stop_reason: string | null;
+  created_at: string;
+  sources: Source[];
+  feedback: DocumentFeedback[];
+  model: string | null;
+  method: string | null;
+  stats: Record<string, unknown>;
+}
+
+export interface ConversationDetail extends Conversation {
+  answer_found: boolean | null;
+  messages: Message[];
+}
+
+export interface DocumentInfo {
+  id: string;
+  title: string;
+  file_name: string;
+  page_count: number;
+  chunk_count: number;
+  audiences: string[];
+  departments: string[];
+  ingested_at: string;
+}
+
+export interface JobFile {
+  path: string;
+  name: string;
+  status: string;
+  message: string | null;
+  chunks_total: number;
+  chunks_done: number;
+}
+
+export interface Job {
+  id: number;
+  status: string;
+  created_at: string;
+  finished_at: string | null;
+  progress: number;
+  counts: Record<string, number>;
+  files: JobFile[];
+}
+
+export interface EvaluationSet {
+  id: number;
+  name: string;
+  questions: number;
+  unresolved: string[];
+}
+
+export interface Report {
+  id: number;
+  set_id: number;
+  status: string;
+  progress: number;
+  created_at: string;
+  finished_at: string | null;
+  error: string | null;
+  metrics: Record<string, Record<string, number>>;
+  files: string[];
+}

@@ -1,0 +1,108 @@
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { ChatPage } from "./ChatPage";
+import { CONNECTION_LOST } from "./stream";
+import { ANSWER_FOUND, DISCLAIMER } from "./texts";
+
+const source = { document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 2, chunk_index: 0, passage: "max 60 min", score: 0.9 };
+
+/** The answer's event stream, fed by the test one event at a time (as the API sends them while generating). */
+function answerStream() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  return {
+    response: new Response(body, { headers: { "Content-Type": "text/event-stream" } }),
+    send: (event: string, data: unknown) => controller.enqueue(new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)),
+    close: () => controller.close(),
+  };
+}
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+
+/** The response with a body that ends when `signal` aborts, as the browser's fetch does. */
+function abortable(response: Response, signal?: AbortSignal | null): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  signal?.addEventListener("abort", () => void reader.cancel());
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+  });
+  return new Response(body, response);
+}
+
+/** The API's routes that the chat page calls; `answer` is what asking a question returns. */
+function serveApi(answer: () => Response) {
+  const fetch = vi.fn(async (url: string, init: RequestInit = {}) => {
+    const method = init.method ?? "GET";
+    if (url === "/api/conversations" && method === "GET") return json([]);
+    if (url === "/api/conversations" && method === "POST") return json({ id: 1, title: "t", created_at: "", updated_at: "" }, 201);
+    if (url === "/api/conversations/1/messages") return abortable(answer(), init.signal);
+    if (url.endsWith("/stop")) return json(null, 204);
+    return json({ detail: "Niet gevonden." }, 404);
+  });
+  vi.stubGlobal("fetch", fetch);
+  return fetch;
+}
+
+function askQuestion(text = "max tijd stuwband?") {
+  render(<ChatPage />);
+  fireEvent.change(screen.getByLabelText("Jouw vraag"), { target: { value: text } });
+  fireEvent.click(screen.getByRole("button", { name: "Vraag stellen" }));
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe("ChatPage", () => {
+  it("shows the answer while it streams in, then the sources and 'Antwoord gevonden?'", async () => {
+    const stream = answerStream();
+    serveApi(() => stream.response);
+    askQuestion();
+    expect(screen.getByText(DISCLAIMER)).toBeTruthy();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("sources", { sources: [source], not_found: false });
+    stream.send("delta", { text: "De stuwband mag maximaal" });
+    expect(await screen.findByText("De stuwband mag maximaal")).toBeTruthy();
+    expect(screen.queryByRole("group", { name: ANSWER_FOUND })).toBeNull();
+    stream.send("delta", { text: " 60 minuten blijven." });
+    stream.send("done", { message_id: 5, state: "answered", stop_reason: "eos" });
+    stream.close();
+    expect(await screen.findByText("De stuwband mag maximaal 60 minuten blijven.")).toBeTruthy();
+    expect(screen.getByText("Stuwband aanleggen")).toBeTruthy();
+    expect(await screen.findByRole("group", { name: ANSWER_FOUND })).toBeTruthy();
+  });
+
+  it("says the language model is busy and when to try again on a 503", async () => {
+    serveApi(() => json({ detail: "Er is nu geen taalmodel beschikbaar." }, 503, { "Retry-After": "20" }));
+    askQuestion();
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toBe("Er is nu geen taalmodel beschikbaar. Het taalmodel is bezet. Probeer het over 20 seconden opnieuw.");
+    expect(screen.getByRole("button", { name: "Vraag stellen" })).toBeTruthy();
+  });
+
+  it("says the connection was lost when the stream ends before the answer is done", async () => {
+    const stream = answerStream();
+    serveApi(() => stream.response);
+    askQuestion();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("delta", { text: "Maxi" });
+    stream.close();
+    expect((await screen.findByRole("alert")).textContent).toBe(CONNECTION_LOST);
+  });
+
+  it("stops a generation: asks the API to stop and marks the answer as stopped", async () => {
+    const stream = answerStream();
+    const fetch = serveApi(() => stream.response);
+    askQuestion();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("delta", { text: "Maxi" });
+    await screen.findByText("Maxi");
+    fireEvent.click(screen.getByRole("button", { name: "Stop" }));
+    await waitFor(() => expect(fetch.mock.calls.some(([url, init]) => url === "/api/messages/5/stop" && init?.method === "POST")).toBe(true));
+    expect(await screen.findByText("Gestopt op jouw vraag.")).toBeTruthy();
+    expect(await screen.findByRole("button", { name: "Vraag stellen" })).toBeTruthy();
+  });
+});

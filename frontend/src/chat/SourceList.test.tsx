@@ -1,0 +1,80 @@
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import type { Source } from "../api/types";
+import { SourceList } from "./SourceList";
+import { CONTAINS_ANSWER, HIGHLIGHT_CORRECT } from "./texts";
+
+const source = { document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 2, chunk_index: 4, passage: "max 60 min", score: 0.9 } as unknown as Source;
+
+afterEach(() => vi.unstubAllGlobals());
+
+function showList(onOpen = vi.fn()) {
+  render(<SourceList messageId={9} sources={[source]} feedback={[]} heading="Gebruikte documenten" onOpen={onOpen} />);
+  return onOpen;
+}
+
+const question = (name: string) => within(screen.getByRole("group", { name }));
+
+describe("SourceList", () => {
+  it("opens the viewer on the source that was clicked", () => {
+    const onOpen = showList();
+    fireEvent.click(screen.getByRole("button", { name: "Document bekijken" }));
+    expect(onOpen).toHaveBeenCalledWith(source);
+  });
+
+  it("stores an answer to a feedback question and shows it as pressed", async () => {
+    const fetch = vi.fn(async () => new Response(JSON.stringify({}), { status: 200 }));
+    vi.stubGlobal("fetch", fetch);
+    showList();
+    fireEvent.click(question(CONTAINS_ANSWER).getByRole("button", { name: "Ja" }));
+    await waitFor(() => expect(question(CONTAINS_ANSWER).getByRole("button", { name: "Ja" }).getAttribute("aria-pressed")).toBe("true"));
+    expect(question(CONTAINS_ANSWER).getByRole("button", { name: "Nee" }).getAttribute("aria-pressed")).toBe("false");
+    expect(question(HIGHLIGHT_CORRECT).getByRole("button", { name: "Ja" }).getAttribute("aria-pressed")).toBe("false");
+    const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe("/api/messages/9/feedback/stuwband");
+    expect(init.method).toBe("PUT");
+    expect(JSON.parse(init.body as string)).toEqual({ contains_answer: true, highlight_correct: null });
+  });
+
+  it("keeps the earlier answer and says so when the feedback could not be stored", async () => {
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify({ detail: "Niet gevonden." }), { status: 404 })));
+    showList();
+    fireEvent.click(question(HIGHLIGHT_CORRECT).getByRole("button", { name: "Nee" }));
+    expect((await screen.findByRole("alert")).textContent).toMatch(/niet worden bewaard/);
+    expect(question(HIGHLIGHT_CORRECT).getByRole("button", { name: "Nee" }).getAttribute("aria-pressed")).toBe("false");
+  });
+
+  it("keeps both answers when the second question is answered before the first was stored", async () => {
+    const stored: unknown[] = [];
+    let release!: () => void;
+    const firstDone = new Promise<void>((resolve) => (release = resolve));
+    vi.stubGlobal("fetch", vi.fn(async (_url: string, init: RequestInit) => {
+      stored.push(JSON.parse(init.body as string));
+      if (stored.length === 1) await firstDone;
+      return new Response(JSON.stringify({}), { status: 200 });
+    }));
+    showList();
+    fireEvent.click(question(CONTAINS_ANSWER).getByRole("button", { name: "Ja" }));
+    fireEvent.click(question(HIGHLIGHT_CORRECT).getByRole("button", { name: "Nee" }));
+    release();
+    await waitFor(() => expect(stored).toHaveLength(2));
+    expect(stored[1]).toEqual({ contains_answer: true, highlight_correct: false });
+    expect(question(CONTAINS_ANSWER).getByRole("button", { name: "Ja" }).getAttribute("aria-pressed")).toBe("true");
+  });
+
+  it("lists a document retrieved several times once, with one pair of questions and a viewer button per passage", () => {
+    const onOpen = vi.fn();
+    const later = { ...source, chunk_index: 5, page_start: 3, page_end: 3 };
+    const other = { ...source, document_id: "handhygiene", title: "Handhygiëne", chunk_index: 1 };
+    render(<SourceList messageId={9} sources={[source, other, later]} feedback={[]} heading="Gebruikte documenten" onOpen={onOpen} />);
+    const documents = screen.getAllByText(/Stuwband aanleggen|Handhygiëne/).map((title) => title.textContent);
+    expect(documents).toEqual(["Stuwband aanleggen", "Handhygiëne"]);
+    expect(screen.getAllByRole("group", { name: CONTAINS_ANSWER })).toHaveLength(2);
+    fireEvent.click(screen.getAllByRole("button", { name: "Document bekijken" })[1]);
+    expect(onOpen).toHaveBeenCalledWith(later);
+  });
+
+  it("asks no feedback before the message is stored", () => {
+    render(<SourceList messageId={null} sources={[source]} feedback={[]} heading="Gebruikte documenten" onOpen={() => undefined} />);
+    expect(screen.queryByRole("group")).toBeNull();
+  });
+});

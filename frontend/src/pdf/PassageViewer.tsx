@@ -1,0 +1,91 @@
+// The source PDF at the passage's page with the passage highlighted in pdf.js's text layer and scrolled into view.
+import { useCallback, useMemo, useState } from "react";
+import { Document, Page, pdfjs } from "react-pdf";
+import "react-pdf/dist/Page/AnnotationLayer.css";
+import "react-pdf/dist/Page/TextLayer.css";
+import type { Source } from "../api/types";
+import { pagesText } from "../chat/SourceList";
+import { locatePassage } from "./locate";
+
+pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
+
+interface TextItem {
+  str: string;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function PassageViewer({ source, onClose }: { source: Source; onClose(): void }) {
+  const [page, setPage] = useState(source.page_start);
+  const [pageCount, setPageCount] = useState<number | null>(null);
+  const [highlighted, setHighlighted] = useState<Set<number>>(new Set());
+  const [error, setError] = useState<string | null>(null);
+  const file = useMemo(() => ({ url: `/api/documents/${encodeURIComponent(source.document_id)}/file` }), [source.document_id]);
+  const [shownFor, setShownFor] = useState(source);
+  if (shownFor !== source) {
+    setShownFor(source);
+    setPage(source.page_start);
+  }
+
+  const findPassage = useCallback(
+    async (pdfPage: { getTextContent(): Promise<{ items: unknown[] }> }) => {
+      const content = await pdfPage.getTextContent();
+      const items = content.items.map((item) => (item as TextItem).str ?? "");
+      setHighlighted(new Set(locatePassage(items, source.passage)));
+    },
+    [source.passage],
+  );
+
+  const renderText = useCallback(
+    ({ str, itemIndex }: { str: string; itemIndex: number }) =>
+      highlighted.has(itemIndex) ? `<mark class="passage">${escapeHtml(str)}</mark>` : escapeHtml(str),
+    [highlighted],
+  );
+
+  const scrollToPassage = useCallback(() => {
+    document.querySelector(".viewer mark.passage")?.scrollIntoView({ block: "center" });
+  }, []);
+
+  return (
+    <aside className="viewer" aria-label={`Document: ${source.title}`}>
+      <header>
+        <h2>{source.title}</h2>
+        <span>{pagesText(source)}</span>
+        <button type="button" onClick={onClose}>
+          Sluiten
+        </button>
+      </header>
+      <nav className="pager" aria-label="Pagina's">
+        <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+          Vorige pagina
+        </button>
+        <span>
+          Pagina {page}
+          {pageCount ? ` van ${pageCount}` : ""}
+        </span>
+        <button type="button" disabled={pageCount !== null && page >= pageCount} onClick={() => setPage(page + 1)}>
+          Volgende pagina
+        </button>
+      </nav>
+      {error && <p role="alert" className="error">{error}</p>}
+      <Document
+        file={file}
+        onLoadSuccess={(pdf) => setPageCount(pdf.numPages)}
+        onLoadError={() => setError("Het document kon niet worden geopend.")}
+        loading={<p>Document laden…</p>}
+      >
+        <Page
+          key={`${source.document_id}-${page}`}
+          pageNumber={page}
+          width={560}
+          onLoadSuccess={(pdfPage) => void findPassage(pdfPage)}
+          customTextRenderer={renderText}
+          onRenderTextLayerSuccess={scrollToPassage}
+          renderAnnotationLayer={false}
+        />
+      </Document>
+    </aside>
+  );
+}

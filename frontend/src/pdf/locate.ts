@@ -1,0 +1,77 @@
+// Finds the stored passage in a PDF page's text layer, so the viewer can highlight it.
+//
+// The text layer and the stored chunk differ in ways that do not change the words: ligatures (ﬁ), soft and line-end
+// hyphens, whitespace and line breaks, punctuation spacing. Both sides are reduced to their letters and digits,
+// lower-cased, and the longest run they share is the passage's part on this page (a chunk may start on the
+// previous page or end on the next). Only ever the stored chunk text is searched, never model output.
+
+/** Letters and digits only, lower-cased, ligatures unfolded; `origin[i]` is the index in `text` of output char i. */
+export function normalise(text: string): { chars: string; origin: number[] } {
+  let chars = "";
+  const origin: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    for (const c of text[i].normalize("NFKC").toLowerCase()) {
+      if (/[\p{L}\p{N}]/u.test(c)) {
+        chars += c;
+        origin.push(i);
+      }
+    }
+  }
+  return { chars, origin };
+}
+
+/** Start and length of the longest substring `a` and `b` share (dynamic programming over one rolling row). */
+export function longestCommonRun(a: string, b: string): { startA: number; startB: number; length: number } {
+  let best = { startA: 0, startB: 0, length: 0 };
+  let previous = new Uint16Array(b.length + 1);
+  let current = new Uint16Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = a[i - 1] === b[j - 1] ? Math.min(previous[j - 1] + 1, 65535) : 0;
+      if (current[j] > best.length) best = { startA: i - current[j], startB: j - current[j], length: current[j] };
+    }
+    [previous, current] = [current, previous];
+    current.fill(0);
+  }
+  return best;
+}
+
+/** The shortest shared run that counts as "the passage is here" (shorter runs are common words by chance). */
+export function minimumRun(passageLength: number): number {
+  return Math.min(40, Math.max(8, Math.floor(passageLength / 2)));
+}
+
+const SHORTEST_PAGE_EDGE_RUN = 8;
+
+/**
+ * Whether a shared run is the passage's part on this page: long enough on its own, or a shorter run that is where
+ * a page break cuts the passage (the passage's start at the page's end, or its end at the page's start).
+ */
+function isPassagePart(run: ReturnType<typeof longestCommonRun>, page: string, wanted: string): boolean {
+  if (run.length >= minimumRun(wanted.length)) return true;
+  if (run.length < SHORTEST_PAGE_EDGE_RUN) return false;
+  const startsPassageAtPageEnd = run.startB === 0 && run.startA + run.length === page.length;
+  const endsPassageAtPageStart = run.startA === 0 && run.startB + run.length === wanted.length;
+  return startsPassageAtPageEnd || endsPassageAtPageStart;
+}
+
+/**
+ * Indices of the text items (in page order) that hold the passage's part on this page, or an empty list when the
+ * page does not hold it.
+ */
+export function locatePassage(items: readonly string[], passage: string): number[] {
+  const itemOfChar: number[] = [];
+  let page = "";
+  items.forEach((item, index) => {
+    const { chars } = normalise(item);
+    page += chars;
+    for (let k = 0; k < chars.length; k++) itemOfChar.push(index);
+  });
+  const wanted = normalise(passage).chars;
+  if (!wanted || !page) return [];
+  const run = longestCommonRun(page, wanted);
+  if (!isPassagePart(run, page, wanted)) return [];
+  const found = new Set<number>();
+  for (let k = run.startA; k < run.startA + run.length; k++) found.add(itemOfChar[k]);
+  return [...found].sort((x, y) => x - y);
+}
