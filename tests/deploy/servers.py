@@ -1,0 +1,76 @@
+"""Processes the deployment tests start: free loopback ports, waiting for a listener, nginx in the foreground."""
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.deploy.nginx_site import NginxSite, nginx_arguments, write_config
+
+UPLOAD_LIMIT_MB = 1
+START_TIMEOUT = 60.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_until_listening(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"process exited with {process.returncode}:\n{log.read_text(errors='replace')}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    pytest.fail(f"nothing listens on port {port} after {START_TIMEOUT} s:\n{log.read_text(errors='replace')}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def start_nginx(
+    nginx_binary: Path, folder: Path, tls_pair: Path, frontend_build: Path, upstream_port: int
+) -> Iterator[NginxSite]:
+    """Run the production nginx.conf and site template in the foreground, upstream pointed at loopback."""
+    site = NginxSite(https_port=free_port(), http_port=free_port(), folder=folder)
+    conf = write_config(
+        folder,
+        tls_pair,
+        {
+            "NGINX_HTTPS_LISTEN": f"127.0.0.1:{site.https_port}",
+            "NGINX_HTTP_LISTEN": f"127.0.0.1:{site.http_port}",
+            "NGINX_API_UPSTREAM": f"127.0.0.1:{upstream_port}",
+            "NGINX_FRONTEND_ROOT": str(frontend_build),
+            "MAX_UPLOAD_MB": str(UPLOAD_LIMIT_MB),
+        },
+    )
+    log = folder / "nginx.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [
+                str(nginx_binary),
+                *nginx_arguments(folder, conf),
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_until_listening(site.https_port, process, log)
+        wait_until_listening(site.http_port, process, log)
+        yield site
+    finally:
+        stop(process)

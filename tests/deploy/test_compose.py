@@ -1,0 +1,260 @@
+"""The production compose file, checked with the real Docker Compose v2 (no Docker engine needed) and the code.
+
+What a running stack would show and can be proved here: the file validates with `.env.example`; only nginx
+publishes ports; each service starts a command that exists; each service is given every setting its code reads
+and no secret its code does not read; the stack waits on health, restarts, and reserves a GPU for the worker.
+"""
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import compose
+import pytest
+import yaml
+from pydantic_settings import BaseSettings
+
+from api.chat.settings import ChatSettings
+from api.settings import ApiSettings
+from ingest.settings import IngestSettings
+from speculative.models.production import ConfiguredModels
+from speculative.settings import SpeculativeSettings
+from tests.deploy.settings_scan import settings_classes
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+COMPOSE_BINARY = Path(compose.__file__).parent / "docker-compose"
+PROFILES = ("ingest", "models")
+SECRET_NAME = re.compile(r"(PASSWORD|SECRET|SECRET_KEY|API_KEY|ALLOWED_KEYS|TOKEN|DATABASE_URL)$")
+
+# The settings classes whose code runs in each Python service (the api retrieves through ingest's Retriever).
+SERVICE_SETTINGS: dict[str, list[type[BaseSettings]]] = {
+    "api": [ApiSettings, ChatSettings, IngestSettings],
+    "ingest": [IngestSettings],
+    "worker": [SpeculativeSettings],
+    "models": [ConfiguredModels],
+}
+# A distinct value per secret, to follow where each one ends up.
+SECRETS = {
+    "POSTGRES_PASSWORD": "pg-secret-0d6c",
+    "WEAVIATE_API_KEY": "weaviate-secret-91ab",
+    "SECRET_KEY": "session-secret-5e27",
+    "HF_TOKEN": "hf-secret-77f3",
+}
+# Where each secret may go, and only there.
+SECRET_HOLDERS = {
+    "POSTGRES_PASSWORD": {"postgres", "api", "ingest"},
+    "WEAVIATE_API_KEY": {"weaviate", "api", "ingest"},
+    "SECRET_KEY": {"api"},
+    "HF_TOKEN": {"models"},
+}
+
+
+@pytest.fixture
+def deployment(tmp_path: Path) -> Path:
+    """A deployment folder as ops prepare it: the compose file and `.env` copied from `.env.example`."""
+    shutil.copy(REPO_ROOT / "docker-compose.yml", tmp_path / "docker-compose.yml")
+    shutil.copy(REPO_ROOT / ".env.example", tmp_path / ".env")
+    return tmp_path
+
+
+def _set_env(folder: Path, values: dict[str, str]) -> None:
+    lines = [
+        line for line in (folder / ".env").read_text().splitlines() if line.split("=", 1)[0] not in values
+    ]
+    (folder / ".env").write_text("\n".join([*(f"{k}={v}" for k, v in values.items()), *lines]) + "\n")
+
+
+def _compose_config(folder: Path) -> subprocess.CompletedProcess[str]:
+    profiles = [argument for profile in PROFILES for argument in ("--profile", profile)]
+    return subprocess.run(
+        [str(COMPOSE_BINARY), *profiles, "config"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _services(folder: Path) -> dict[str, Any]:
+    result = _compose_config(folder)
+    assert result.returncode == 0, result.stderr
+    services: dict[str, Any] = yaml.safe_load(result.stdout)["services"]
+    return services
+
+
+def _environment(service: dict[str, Any]) -> dict[str, str]:
+    return {name: value for name, value in (service.get("environment") or {}).items() if value is not None}
+
+
+def test_compose_file_is_valid_with_the_example_settings(deployment: Path) -> None:
+    services = _services(deployment)
+
+    assert {"nginx", "api", "ingest", "worker", "weaviate", "postgres", "models"} <= set(services)
+
+
+def test_only_nginx_publishes_ports_http_and_https(deployment: Path) -> None:
+    services = _services(deployment)
+
+    published = {name: service["ports"] for name, service in services.items() if service.get("ports")}
+
+    assert set(published) == {"nginx"}
+    assert {(port["target"], port["published"]) for port in published["nginx"]} == {(443, "443"), (80, "80")}
+
+
+@pytest.mark.parametrize("secret", ["POSTGRES_PASSWORD", "WEAVIATE_API_KEY", "SECRET_KEY", "DATABASE_URL"])
+def test_compose_refuses_to_start_without_a_required_secret(deployment: Path, secret: str) -> None:
+    env = (deployment / ".env").read_text()
+    (deployment / ".env").write_text(
+        "\n".join(line for line in env.splitlines() if not line.startswith(f"{secret}="))
+    )
+
+    result = _compose_config(deployment)
+
+    assert result.returncode != 0
+    assert secret in result.stderr
+
+
+def test_each_service_gets_only_the_secrets_it_uses(deployment: Path) -> None:
+    _set_env(deployment, SECRETS)
+    services = _services(deployment)
+
+    holders = {
+        secret: {
+            name
+            for name, service in services.items()
+            if any(value in text for text in _environment(service).values())
+        }
+        for secret, value in SECRETS.items()
+    }
+
+    assert holders == SECRET_HOLDERS
+
+
+def test_the_compose_file_itself_holds_no_secret_value() -> None:
+    text = (REPO_ROOT / "docker-compose.yml").read_text()
+    services = yaml.safe_load(text)["services"]
+
+    literal = {
+        f"{name}.{variable}"
+        for name, service in services.items()
+        for variable, value in (service.get("environment") or {}).items()
+        if SECRET_NAME.search(variable) and value is not None and not str(value).startswith("${")
+    }
+
+    assert literal == set()
+
+
+@pytest.mark.parametrize("service", sorted(SERVICE_SETTINGS))
+def test_each_python_service_is_given_every_setting_its_code_reads(deployment: Path, service: str) -> None:
+    declared = set(
+        (yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())["services"][service]).get(
+            "environment", {}
+        )
+    )
+    read = {name.upper() for cls in SERVICE_SETTINGS[service] for name in cls.model_fields}
+
+    assert sorted(read - declared) == []
+
+
+def test_the_services_share_the_upload_limit_with_nginx(deployment: Path) -> None:
+    services = _services(deployment)
+
+    assert _environment(services["api"])["MAX_UPLOAD_MB"] == _environment(services["nginx"])["MAX_UPLOAD_MB"]
+
+
+def _module_command(service: dict[str, Any]) -> tuple[str, list[str]]:
+    command = service["command"]
+    assert command[:2] == ["python", "-m"], command
+    return command[2], command[3:]
+
+
+def test_every_settings_class_of_the_code_belongs_to_a_service() -> None:
+    assigned = {cls.__name__ for classes in SERVICE_SETTINGS.values() for cls in classes}
+
+    unassigned = {name: path for name, path in settings_classes().items() if name not in assigned}
+
+    assert unassigned == {}, "add each to SERVICE_SETTINGS and pass its variables to that service in compose"
+
+
+def _runs_as_main(module: str) -> bool:
+    """A package with `__main__`, or a module with an `if __name__ == "__main__":` block."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return False
+    if spec.submodule_search_locations:
+        return importlib.util.find_spec(f"{module}.__main__") is not None
+    return 'if __name__ == "__main__":' in Path(spec.origin).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("service", ["api", "ingest", "worker", "models"])
+def test_each_service_command_exists_in_the_code(service: str) -> None:
+    services = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())["services"]
+    module, arguments = _module_command(services[service])
+
+    assert _runs_as_main(module), f"`python -m {module}` runs nothing"
+    if arguments:
+        # The arguments parse: argparse answers --help for the sub-command (exit 0) or names what is wrong.
+        result = subprocess.run(
+            [sys.executable, "-m", module, *arguments, "--help"],
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+
+
+def test_services_wait_for_the_health_of_what_they_need(deployment: Path) -> None:
+    services = _services(deployment)
+
+    needs = {
+        name: {dependency: spec["condition"] for dependency, spec in service.get("depends_on", {}).items()}
+        for name, service in services.items()
+    }
+
+    assert needs["api"] == {"postgres": "service_healthy", "weaviate": "service_healthy"}
+    assert needs["ingest"] == {"postgres": "service_healthy", "weaviate": "service_healthy"}
+    assert needs["nginx"] == {"api": "service_healthy"}
+    for name in ("postgres", "weaviate", "worker", "api", "nginx"):
+        assert services[name]["healthcheck"]["test"], name
+        assert services[name]["restart"] == "unless-stopped", name
+
+
+def test_the_worker_reserves_a_gpu_and_reports_health_on_its_health_route(deployment: Path) -> None:
+    worker = _services(deployment)["worker"]
+
+    devices = worker["deploy"]["resources"]["reservations"]["devices"]
+
+    assert devices == [{"capabilities": ["gpu"], "driver": "nvidia", "count": 1}]
+    assert "http://localhost:8001/health" in " ".join(worker["healthcheck"]["test"])
+    mounts = {
+        (mount["source"], mount["target"], mount.get("read_only", False)) for mount in worker["volumes"]
+    }
+    assert ("models", "/models", True) in mounts
+
+
+def test_weaviate_is_pinned_persistent_authenticated_without_vectorizer_or_telemetry(
+    deployment: Path,
+) -> None:
+    weaviate = _services(deployment)["weaviate"]
+    environment = _environment(weaviate)
+
+    assert weaviate["image"].rsplit(":", 1)[1].count(".") == 2
+    assert environment["PERSISTENCE_DATA_PATH"] in {mount["target"] for mount in weaviate["volumes"]}
+    assert environment["DEFAULT_VECTORIZER_MODULE"] == "none"
+    assert "text2vec" not in environment["ENABLE_MODULES"]
+    assert environment["DISABLE_TELEMETRY"] == "true"
+    assert environment["AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"] == "false"
+    assert environment["AUTHENTICATION_APIKEY_ENABLED"] == "true"
+    assert "/v1/.well-known/ready" in " ".join(weaviate["healthcheck"]["test"])
+
+
+def test_postgres_is_pinned_and_keeps_its_data_in_a_volume(deployment: Path) -> None:
+    postgres = _services(deployment)["postgres"]
+
+    assert postgres["image"].split(":", 1)[1].split("-")[0].count(".") == 1
+    assert {mount["target"] for mount in postgres["volumes"]} == {"/var/lib/postgresql/data"}

@@ -1,0 +1,157 @@
+"""nginx in front of the API: Debian's nginx runs the production config (nginx/) with upstreams on loopback."""
+
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+from dotenv import dotenv_values
+
+from tests.deploy.conftest import CLINICIAN, PASSWORD
+from tests.deploy.nginx_site import NginxSite, nginx_arguments, template_placeholders, write_config
+from tests.deploy.servers import UPLOAD_LIMIT_MB
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+NGINX_DOCKERFILE = REPO_ROOT / "nginx" / "Dockerfile"
+MEGABYTE = 1024 * 1024
+
+
+def dockerfile_defaults() -> dict[str, str]:
+    """The placeholder values the nginx image sets (its ENV lines)."""
+    return dict(re.findall(r"\b(NGINX_[A-Z_]+)=(\S+)", NGINX_DOCKERFILE.read_text()))
+
+
+def test_the_image_and_compose_give_every_placeholder_of_the_site_template() -> None:
+    compose = (REPO_ROOT / "docker-compose.yml").read_text()
+    given = set(dockerfile_defaults()) | {name for name in template_placeholders() if f"{name}:" in compose}
+
+    assert template_placeholders() <= given
+    assert re.fullmatch(dockerfile_defaults()["NGINX_ENVSUBST_FILTER"].strip('"'), "MAX_UPLOAD_MB")
+
+
+def test_nginx_accepts_the_production_config_with_a_test_certificate(
+    nginx_binary: Path, tls_pair: Path, tmp_path: Path
+) -> None:
+    values = dockerfile_defaults() | {
+        "MAX_UPLOAD_MB": str(dotenv_values(REPO_ROOT / ".env.example")["MAX_UPLOAD_MB"]),
+        # `api` resolves only inside the compose network; nginx -t resolves upstream names.
+        "NGINX_API_UPSTREAM": "127.0.0.1:8000",
+    }
+    conf = write_config(tmp_path, tls_pair, values)
+
+    result = subprocess.run(
+        [str(nginx_binary), "-t", *nginx_arguments(tmp_path, conf, foreground=False)],
+        capture_output=True,
+        text=True,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "test is successful" in result.stderr
+
+
+def test_plain_http_is_redirected_to_https(nginx_before_api: NginxSite) -> None:
+    response = httpx.get(f"http://127.0.0.1:{nginx_before_api.http_port}/api/health?from=bookmark")
+
+    assert response.status_code == 301
+    assert response.headers["location"] == "https://127.0.0.1/api/health?from=bookmark"
+
+
+def test_the_api_answers_through_tls_with_the_security_headers(https: httpx.Client) -> None:
+    response = https.get("/api/health")
+
+    assert response.status_code == 200
+    assert "status" in response.json()
+    assert response.headers["strict-transport-security"].startswith("max-age=63072000")
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["x-frame-options"] == "DENY"
+    policy = response.headers["content-security-policy"]
+    assert "default-src 'self'" in policy
+    assert "worker-src 'self' blob:" in policy
+    assert "frame-ancestors 'none'" in policy
+    assert "server" not in response.headers or "nginx/" not in response.headers["server"]
+
+
+def test_errors_carry_the_security_headers_too(https: httpx.Client) -> None:
+    response = https.post("/api/admin/uploads", content=b"x" * (UPLOAD_LIMIT_MB * MEGABYTE + 1))
+
+    assert response.status_code == 413
+    assert "strict-transport-security" in response.headers
+
+
+def test_uploads_over_the_api_limit_are_refused_by_nginx_and_smaller_ones_reach_the_api(
+    https: httpx.Client,
+) -> None:
+    over = https.post(
+        "/api/admin/uploads",
+        files={
+            "files": ("groot.pdf", b"%PDF-1.7\n" + b"0" * (UPLOAD_LIMIT_MB * MEGABYTE), "application/pdf")
+        },
+    )
+    under = https.post(
+        "/api/admin/uploads",
+        files={
+            "files": (
+                "klein.pdf",
+                b"%PDF-1.7\n" + b"0" * (UPLOAD_LIMIT_MB * MEGABYTE // 2),
+                "application/pdf",
+            )
+        },
+    )
+
+    assert over.status_code == 413
+    assert "nginx" in over.text  # nginx's own page: the body never reached the API
+    assert under.status_code != 413
+    assert under.headers["content-type"].startswith("application/json")  # the API answered
+
+
+def test_the_front_end_is_served_with_a_single_page_fallback(https: httpx.Client) -> None:
+    index = https.get("/")
+    deep_link = https.get("/gesprekken/42")
+    missing_asset = https.get("/assets/index-000000.js")
+
+    assert index.status_code == deep_link.status_code == 200
+    assert deep_link.text == index.text
+    assert '<div id="root">' in deep_link.text
+    assert missing_asset.status_code == 404
+
+
+def test_assets_are_compressed_and_cached_for_good(https: httpx.Client) -> None:
+    response = https.get("/assets/index-3f2a1b.js", headers={"Accept-Encoding": "gzip"})
+
+    assert response.status_code == 200
+    assert response.headers["content-encoding"] == "gzip"
+    assert "max-age=315360000" in response.headers["cache-control"]
+    assert response.text.startswith("console.log")
+
+
+def test_answers_stream_through_tls_unbuffered_and_uncompressed(https: httpx.Client) -> None:
+    """A question through nginx to the real API and worker: events arrive while the worker generates them."""
+    login = https.post("/api/auth/login", json={"username": CLINICIAN, "password": PASSWORD})
+    assert login.status_code == 200, login.text
+    assert "secure" in login.headers["set-cookie"].lower()  # nginx told the API the request came over HTTPS
+    csrf = {"X-CSRF-Token": login.json()["csrf_token"]}
+    conversation = https.post("/api/conversations", json={}, headers=csrf).json()
+
+    arrivals: list[tuple[str, float]] = []
+    with https.stream(
+        "POST",
+        f"/api/conversations/{conversation['id']}/messages",
+        json={"question": "Hoe lang moet ik mijn handen wrijven met handalcohol?"},
+        headers={**csrf, "Accept-Encoding": "gzip"},
+    ) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        assert "content-encoding" not in response.headers
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                arrivals.append((line.removeprefix("event: "), time.monotonic()))
+
+    events = [name for name, _ in arrivals]
+    deltas = [moment for name, moment in arrivals if name == "delta"]
+    done = next(moment for name, moment in arrivals if name == "done")
+    assert events[:2] == ["message", "sources"] and events[-1] == "done", events
+    assert len(deltas) >= 3, events
+    # Buffered, every event would arrive in one burst at the end; streamed, they arrive as generated.
+    assert done - deltas[0] > 0.3, arrivals
+    assert len({round(moment, 2) for moment in deltas}) >= 3, arrivals
