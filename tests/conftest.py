@@ -1,4 +1,5 @@
-"""Fixtures shared by the whole suite: a fresh, migrated database on SQLite and on the real PostgreSQL."""
+"""Fixtures shared by the whole suite: a fresh, migrated database on SQLite and on the real PostgreSQL; the fast
+test embedder (MiniLM) from the offline model cache and ingestion settings over both."""
 
 import os
 import uuid
@@ -10,6 +11,10 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from api import schema
+from ingest.embedding import Embedder
+from ingest.settings import IngestSettings
+from speculative.models.provision import provision
+from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -56,3 +61,27 @@ def database_url(empty_database_url: str) -> str:
     """A database with the full schema applied through the migrations (never `create_all`)."""
     schema.migrate(empty_database_url)
     return empty_database_url
+
+
+@pytest.fixture(scope="session")
+def model_cache() -> Path:
+    cache = Path(os.environ.get("MODEL_CACHE", REPO_ROOT / ".models")).resolve()
+    provision([REGISTRY[ALL_MINILM_L6_V2]], cache)
+    return cache
+
+
+@pytest.fixture(scope="session")
+def minilm(model_cache: Path) -> Embedder:
+    return Embedder(ALL_MINILM_L6_V2, model_cache)
+
+
+@pytest.fixture
+def ingest_settings(database_url: str, tmp_path: Path, model_cache: Path) -> IngestSettings:
+    return IngestSettings(  # type: ignore[call-arg]
+        _env_file=None,
+        database_url=database_url,
+        index_dir=tmp_path / "index",
+        embedding_model=ALL_MINILM_L6_V2,
+        model_cache=model_cache,
+        weaviate_url=None,
+    )
