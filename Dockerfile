@@ -34,6 +34,6 @@ RUN pip install -c constraints.txt torch==2.13.0
 COPY api ./api
 COPY ingest ./ingest
 COPY speculative ./speculative
-RUN pip install -c constraints.txt . && mkdir -p /models && chown vraagbaak:vraagbaak /models
+RUN pip install -c constraints.txt . && mkdir -p /models /state && chown vraagbaak:vraagbaak /models /state
 USER vraagbaak
 EXPOSE 8001

@@ -11,6 +11,7 @@ from pydantic import AfterValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DTypeName = Literal["float32", "bfloat16", "float16"]
+TreePolicy = Literal["adaptive", "fixed"]
 
 
 def _check_device(value: str) -> str:
@@ -84,11 +85,22 @@ class SpeculativeSettings(BaseSettings):
         description="Attention kernel of the target. Tree verification needs a custom 4D mask, which "
         "flash-attention ignores, so only these two are accepted.",
     )
+    tree_policy: TreePolicy = Field(
+        "adaptive",
+        description="How many drafted nodes each target forward verifies: adaptive = chosen per step from the "
+        "answer's recent acceptance and the device's measured cost model; fixed = TREE_BUDGET every step.",
+    )
     tree_budget: int | None = Field(
         None,
         ge=0,
-        description="Draft nodes verified per target forward (root excluded). None = chosen for the device: "
-        "16 on a CPU (where 10–20 nodes is the measured sweet spot), 60 on a GPU (EAGLE-2's reference tree).",
+        description="fixed: draft nodes verified per target forward (root excluded); None = the device's: 16 on a "
+        "CPU (the measured sweet spot), 60 on a GPU (EAGLE-2's reference tree). adaptive: the most nodes it may "
+        "verify; None = the largest size of the cost model (63).",
+    )
+    cost_model_dir: Path | None = Field(
+        Path(".data/cost-models"),
+        description="Where the worker caches the measured verification costs per model, device and dtype (a few "
+        "seconds to measure at start-up); None = measure at every start.",
     )
     max_new_tokens: int = Field(512, ge=1, description="Default answer length cap of a request, in tokens.")
     stop_strings: list[str] = Field(

@@ -23,6 +23,13 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _cost_models_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The verification cost models the adaptive tree budget measures are cached for the session, not in the
+    checkout (worker processes started by tests inherit the variable)."""
+    os.environ["COST_MODEL_DIR"] = str(tmp_path_factory.mktemp("cost-models"))
+
+
 def _admin_conninfo() -> str:
     url = make_url(POSTGRES_URL)
     return url.set(drivername="postgresql").render_as_string(hide_password=False)

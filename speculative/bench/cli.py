@@ -16,7 +16,8 @@ from speculative.bench.methods import HF_GREEDY, PEER_METHODS, build_methods
 from speculative.bench.prompts import SPEC_BENCH_CATEGORIES, load_prompt_set
 from speculative.bench.report import markdown_report, summarize, write_reports
 from speculative.bench.runner import EncodedPrompt, encode_prompts, run_benchmark
-from speculative.engine.loading import load_target, tree_nodes
+from speculative.budget.cost_model import CostModel
+from speculative.engine.loading import load_cost_model, load_target, tree_nodes
 from speculative.settings import SpeculativeSettings
 
 DEFAULT_METHODS = ",".join([*PEER_METHODS, "vanilla", "casd", "casd_prompt"])
@@ -79,13 +80,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["tree_budget"] = args.tree_budget
     settings = SpeculativeSettings(**overrides)
     target, tokenizer = load_target(settings)
-    methods = build_methods(names, settings, target, tokenizer)
+    cost_model = load_cost_model(settings, target)
+    methods = build_methods(names, settings, target, tokenizer, cost_model)
     encoded = encode_prompts(tokenizer, prompts)
     load_before = os.getloadavg()
     records = run_benchmark(
         methods, encoded, args.max_new_tokens, args.runs, lambda line: print(line, file=sys.stderr)
     )
-    setup = describe_setup(args, argv, settings, encoded, load_before)
+    setup = describe_setup(args, argv, settings, encoded, load_before, cost_model)
     summaries = summarize(records, names)
     json_path, markdown_path = write_reports(args.out, setup, summaries, records)
     print(markdown_report(setup, summaries))
@@ -99,6 +101,7 @@ def describe_setup(
     settings: SpeculativeSettings,
     prompts: Sequence[EncodedPrompt],
     load_before: tuple[float, float, float],
+    cost_model: CostModel,
 ) -> dict[str, Any]:
     """Everything needed to reproduce and judge the figures: command, settings, versions, machine load."""
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -113,7 +116,9 @@ def describe_setup(
         "runs": args.runs,
         "device": settings.device,
         "dtype": settings.dtype,
+        "tree_policy": settings.tree_policy,
         "tree_budget": tree_nodes(settings),
+        "verify_cost_relative": {str(rows): round(ratio, 2) for rows, ratio in cost_model.relative().items()},
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "transformers": transformers.__version__,

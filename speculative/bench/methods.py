@@ -3,6 +3,10 @@
 Every method counts its tokens up to its stop (stop token, stop string or token limit). The engine stops by its
 own `Answer`; the transformers peers stop by transformers' own rules (the generation config's EOS ids,
 `stop_strings=`), never by the engine's code, so a stop-handling bug of the engine shows as an output mismatch.
+
+An engine method may name its tree policy after `@`: `casd@adaptive`, `casd@16` (a fixed tree of 16 nodes);
+without one it runs with TREE_POLICY and TREE_BUDGET, so fixed trees of a sweep and the adaptive policy can run
+side by side in one benchmark.
 """
 
 from collections.abc import Iterator, Sequence
@@ -13,18 +17,20 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, StoppingCriteria, StoppingCriteriaList
 
 from speculative.bench.measurement import Measurement
+from speculative.budget.cost_model import CostModel
 from speculative.device import synced_clock
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.loading import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason
 from speculative.engine.target import TargetModel
-from speculative.settings import SpeculativeSettings
+from speculative.settings import SpeculativeSettings, TreePolicy
 
 HF_GREEDY = "hf-greedy"
 HF_PROMPT_LOOKUP = "hf-prompt-lookup"
 PROMPT_LOOKUP_TOKENS = 10
 PEER_METHODS = (HF_GREEDY, HF_PROMPT_LOOKUP)
+POLICY_SEPARATOR = "@"
 
 
 class Method(Protocol):
@@ -190,6 +196,7 @@ def build_methods(
     settings: SpeculativeSettings,
     target: TargetModel,
     tokenizer: PreTrainedTokenizerBase,
+    cost_model: CostModel | None = None,
 ) -> dict[str, Method]:
     """The named methods over one loaded target: the two transformers peers, or any engine method by name."""
     methods: dict[str, Method] = {}
@@ -199,5 +206,23 @@ def build_methods(
         elif name == HF_PROMPT_LOOKUP:
             methods[name] = TransformersMethod(target.model, tokenizer, PROMPT_LOOKUP_TOKENS)
         else:
-            methods[name] = EngineMethod(build_generator(settings, target, tokenizer, name))
+            method, policy, method_settings = engine_method(name, settings)
+            generator = build_generator(method_settings, target, tokenizer, method, cost_model, policy)
+            methods[name] = EngineMethod(generator)
     return methods
+
+
+def engine_method(name: str, settings: SpeculativeSettings) -> tuple[str, TreePolicy, SpeculativeSettings]:
+    """`casd@adaptive` → casd with the adaptive policy; `casd@16` → casd with a fixed 16-node tree."""
+    method, separator, policy = name.partition(POLICY_SEPARATOR)
+    if not separator:
+        return method, settings.tree_policy, settings
+    if policy == "adaptive":
+        return method, "adaptive", settings
+    if policy == "fixed":
+        return method, "fixed", settings
+    if policy.isdigit():
+        return method, "fixed", settings.model_copy(update={"tree_budget": int(policy)})
+    raise SystemExit(
+        f"unknown tree policy in {name!r}: use @adaptive, @fixed or @N (a fixed tree of N nodes)"
+    )

@@ -233,6 +233,8 @@ def markdown_report(setup: dict[str, Any], summaries: dict[str, MethodSummary]) 
         f"max_new_tokens {setup['max_new_tokens']}, {setup['runs']} runs, {setup['device']} {setup['dtype']}, "
         f"{setup['threads']} threads, load average {setup['load_before']} before / {setup['load_after']} after.",
         "",
+        _cost_line(setup),
+        "",
         *_speed_table(summaries),
         "",
         *_profile_table(summaries),
@@ -240,6 +242,15 @@ def markdown_report(setup: dict[str, Any], summaries: dict[str, MethodSummary]) 
         *_histogram_table(summaries),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _cost_line(setup: dict[str, Any]) -> str:
+    """The device's measured cost model, which the adaptive tree policy weighs acceptance against."""
+    costs = ", ".join(f"{rows}: {ratio:.2f}" for rows, ratio in setup["verify_cost_relative"].items())
+    return (
+        f"Default tree policy {setup['tree_policy']}; one verification forward by tree rows, in single-token "
+        f"decodes (measured after a 512-token prefill): {costs}."
+    )
 
 
 def _speed_table(summaries: dict[str, MethodSummary]) -> list[str]:

@@ -69,7 +69,7 @@ class CasdDrafter(Drafter):
             context.sequence, context.prompt_length, context.stop_token_ids, context.context_ids
         )
         for branch in branches:
-            tree.add_path(branch.tokens[: context.max_depth], self.name)
+            tree.add_path(branch.tokens[: context.max_depth], self.name, evidence=branch.match.length)
         return tree
 
     def branches(

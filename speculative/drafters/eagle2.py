@@ -172,7 +172,7 @@ class Eagle2Drafter(Drafter):
         nodes: list[int] = []
         for selected in select_nodes(levels, count):
             parent = ROOT if selected.parent == ROOT_PARENT else nodes[selected.parent]
-            node = tree.add(parent, selected.token, self.name)
+            node = tree.add(parent, selected.token, self.name, selected.probability)
             if node is None:
                 raise RuntimeError(f"the tree's budget {tree.max_nodes} is below the {count} nodes selected")
             nodes.append(node)

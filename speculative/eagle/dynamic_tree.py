@@ -8,6 +8,7 @@ best candidates form a tree; ties are ranked shallower first and a node is only 
 never enters without its parent even when rounding makes their scores equal.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,10 +47,12 @@ class CandidateLevel:
 
 @dataclass(frozen=True)
 class SelectedNode:
-    """A node to draft: its token and its parent, an index into the selection (`ROOT_PARENT`: the root)."""
+    """A node to draft: its token, its parent (an index into the selection; `ROOT_PARENT`: the root) and the
+    head's probability of the token given its parent."""
 
     token: int
     parent: int
+    probability: float
 
 
 def select_nodes(levels: Sequence[CandidateLevel], count: int) -> list[SelectedNode]:
@@ -71,6 +74,12 @@ def select_nodes(levels: Sequence[CandidateLevel], count: int) -> list[SelectedN
         SelectedNode(
             token=levels[depth].tokens[index],
             parent=ROOT_PARENT if depth == 0 else position[(depth - 1, levels[depth].parents[index])],
+            probability=math.exp(levels[depth].scores[index] - _parent_score(levels, depth, index)),
         )
         for depth, index in order
     ]
+
+
+def _parent_score(levels: Sequence[CandidateLevel], depth: int, index: int) -> float:
+    """The cumulative log-probability of a candidate's parent (the root's is 0)."""
+    return 0.0 if depth == 0 else levels[depth - 1].scores[levels[depth].parents[index]]

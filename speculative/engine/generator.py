@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from speculative.budget.base import TreeBudgetFactory
 from speculative.device import synced_clock
 from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.engine.answer import Answer
-from speculative.engine.budget import TreeBudget
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest, InvalidRequestError, validate_request
 from speculative.engine.stats import GenerationStats
@@ -41,7 +41,7 @@ class SpeculativeGenerator:
         target: TargetModel,
         tokenizer: PreTrainedTokenizerBase | None,
         drafter_factory: DrafterFactory,
-        tree_budget: TreeBudget,
+        tree_budget: TreeBudgetFactory,
         stop_token_ids: frozenset[int],
     ) -> None:
         self.target = target
@@ -81,6 +81,7 @@ class Generation:
         self._deadline = request.deadline
         self._answer = answer
         self._drafter = drafter
+        self._budget = generator.tree_budget()
         self._cache = KVCache()
         self._stats = GenerationStats(prompt_tokens=len(self._prompt_ids))
         self._result: GenerationResult | None = None
@@ -136,7 +137,7 @@ class Generation:
 
     def _step(self, sequence: list[int], new_hidden: torch.Tensor) -> tuple[VerificationResult, torch.Tensor]:
         """Draft, verify in one forward, keep the accepted path in the cache; returns the committed features."""
-        budget = self._generator.tree_budget
+        budget = self._budget
         max_depth = self._answer.remaining_tokens - 1
         context = DraftContext(
             sequence=sequence,
@@ -148,15 +149,17 @@ class Generation:
             context_ids=self._context_ids,
         )
         started = self._now()
-        tree = self._within_depth(self._drafter.propose(context), context)
+        proposed = self._within_depth(self._drafter.propose(context), context)
+        tree = budget.select(proposed, self._now() - started)
         drafted = self._now()
         past_length = len(self._cache)
         output = self._target.verify(tree, self._cache)
         result = verify_greedy(tree, output.logits.argmax(dim=-1).tolist())
         self._cache.keep(past_length, result.committed_rows)
-        self._stats.record_step(result, draft_seconds=drafted - started, verify_seconds=self._now() - drafted)
+        verify_seconds = self._now() - drafted
+        self._stats.record_step(result, draft_seconds=drafted - started, verify_seconds=verify_seconds)
         self._drafter.observe(result)
-        budget.observe(result)
+        budget.observe(result, verify_seconds)
         return result, output.hidden_states[list(result.committed_rows)]
 
     @staticmethod

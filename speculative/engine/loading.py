@@ -1,14 +1,19 @@
 """Build a ready generator from the settings: the one entry point for the worker and the benchmark."""
 
+from functools import partial
+
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from speculative.budget.adaptive import AdaptiveTreeBudget
+from speculative.budget.base import TreeBudgetFactory
+from speculative.budget.cost_model import CostModel, load_or_measure, model_identity
+from speculative.budget.fixed import FixedTreeBudget, default_tree_nodes
 from speculative.drafters.registry import drafter_factory
-from speculative.engine.budget import FixedTreeBudget, default_tree_nodes
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.models.production import require_model
-from speculative.settings import SpeculativeSettings
+from speculative.settings import SpeculativeSettings, TreePolicy
 
 
 def load_target(settings: SpeculativeSettings) -> tuple[TargetModel, PreTrainedTokenizerBase]:
@@ -18,9 +23,27 @@ def load_target(settings: SpeculativeSettings) -> tuple[TargetModel, PreTrainedT
     return TargetModel.load(source, settings.device, settings.dtype, settings.attention), tokenizer
 
 
+def load_cost_model(settings: SpeculativeSettings, target: TargetModel) -> CostModel:
+    """The device's verification costs for this target: cached in COST_MODEL_DIR, measured when missing."""
+    identity = model_identity(target, settings.generator_model, settings.attention)
+    return load_or_measure(target, identity, settings.cost_model_dir)
+
+
 def tree_nodes(settings: SpeculativeSettings) -> int:
-    """The configured tree budget, or the device's default when unset."""
+    """The configured fixed tree budget, or the device's default when unset."""
     return settings.tree_budget if settings.tree_budget is not None else default_tree_nodes(settings.device)
+
+
+def budget_factory(
+    settings: SpeculativeSettings, policy: TreePolicy, cost_model: CostModel | None
+) -> TreeBudgetFactory:
+    """Per-request tree budgets of `policy`; the adaptive one is capped by TREE_BUDGET or the measured sizes."""
+    if policy == "fixed":
+        return partial(FixedTreeBudget, tree_nodes(settings))
+    if cost_model is None:
+        raise ValueError("the adaptive tree budget needs the device's cost model (load_cost_model)")
+    cap = settings.tree_budget if settings.tree_budget is not None else cost_model.max_rows - 1
+    return partial(AdaptiveTreeBudget, cost_model, cap)
 
 
 def build_generator(
@@ -28,13 +51,22 @@ def build_generator(
     target: TargetModel,
     tokenizer: PreTrainedTokenizerBase | None,
     method: str | None = None,
+    cost_model: CostModel | None = None,
+    policy: TreePolicy | None = None,
 ) -> SpeculativeGenerator:
-    """A generator for `method` (default: the settings' `draft_method`) over an already loaded target."""
+    """A generator for `method` (default: DRAFT_METHOD) with the tree `policy` (default: TREE_POLICY).
+
+    An adaptive policy without a given `cost_model` loads (or measures) it here; callers building several
+    generators over one target load it once with `load_cost_model` and pass it.
+    """
+    policy = policy or settings.tree_policy
+    if policy == "adaptive" and cost_model is None:
+        cost_model = load_cost_model(settings, target)
     stop_token_ids = model_stop_token_ids(target.config, target.model.generation_config, tokenizer)
     return SpeculativeGenerator(
         target=target,
         tokenizer=tokenizer,
         drafter_factory=drafter_factory(method or settings.draft_method, settings, target),
-        tree_budget=FixedTreeBudget(tree_nodes(settings)),
+        tree_budget=budget_factory(settings, policy, cost_model),
         stop_token_ids=stop_token_ids,
     )

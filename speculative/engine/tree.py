@@ -3,20 +3,23 @@
 Node 0 is the root (the last token the target chose, not yet in its KV cache); every other node is a drafted
 token whose parent precedes it, so the node order is also the row order of the verification forward. Inserting
 through the trie makes drafts with a shared prefix reuse nodes, which is how the drafts of several drafters
-(EAGLE-2's tree and CASD's copies) merge into one tree. Each node remembers the drafter that first proposed it.
+(EAGLE-2's tree and CASD's copies) merge into one tree. Each node remembers the drafter that first proposed it and
+that drafter's evidence for it (EAGLE-2: its probability given the parent; CASD: the length of the context match it
+copies), which the adaptive tree budget calibrates into acceptance probabilities.
 """
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import torch
 
 ROOT = 0
 ROOT_SOURCE = "root"
+NO_EVIDENCE = 1.0
 
 
 class DraftTree:
-    """Tokens, parent pointers, depths and sources of a draft tree, with an optional node budget."""
+    """Tokens, parent pointers, depths, sources and evidence of a draft tree, with an optional node budget."""
 
     def __init__(self, root_token: int, max_nodes: int | None = None) -> None:
         if max_nodes is not None and max_nodes < 0:
@@ -26,6 +29,7 @@ class DraftTree:
         self.parents: list[int] = [-1]
         self.depths: list[int] = [0]
         self.sources: list[str] = [ROOT_SOURCE]
+        self.evidence: list[float] = [NO_EVIDENCE]
         self._children: list[dict[int, int]] = [{}]
 
     @property
@@ -53,7 +57,7 @@ class DraftTree:
     def children(self, node: int) -> list[int]:
         return list(self._children[node].values())
 
-    def add(self, parent: int, token: int, source: str) -> int | None:
+    def add(self, parent: int, token: int, source: str, evidence: float = NO_EVIDENCE) -> int | None:
         """Insert `token` below `parent`, reusing an existing child; None once the budget is spent."""
         if not 0 <= parent < len(self.tokens):
             raise IndexError(f"parent {parent} is not a node of this {len(self.tokens)}-node tree")
@@ -67,15 +71,18 @@ class DraftTree:
         self.parents.append(parent)
         self.depths.append(self.depths[parent] + 1)
         self.sources.append(source)
+        self.evidence.append(evidence)
         self._children.append({})
         self._children[parent][token] = node
         return node
 
-    def add_path(self, tokens: Sequence[int], source: str, parent: int = ROOT) -> list[int]:
+    def add_path(
+        self, tokens: Sequence[int], source: str, parent: int = ROOT, evidence: float = NO_EVIDENCE
+    ) -> list[int]:
         """Insert a chain below `parent`; returns its nodes, shorter than `tokens` if the budget ran out."""
         nodes: list[int] = []
         for token in tokens:
-            node = self.add(parent, token, source)
+            node = self.add(parent, token, source, evidence)
             if node is None:
                 break
             nodes.append(node)
@@ -91,7 +98,7 @@ class DraftTree:
         mapped = [ROOT]
         for node in range(1, other.num_rows):
             parent = mapped[other.parents[node]]
-            new = None if parent < 0 else self.add(parent, other.tokens[node], other.sources[node])
+            new = None if parent < 0 else self._copy_node(other, node, parent)
             mapped.append(-1 if new is None else new)
         return mapped[1:]
 
@@ -109,14 +116,22 @@ class DraftTree:
 
     def pruned_to_depth(self, max_depth: int) -> "DraftTree":
         """A copy without the nodes deeper than `max_depth` (e.g. past the tokens still allowed)."""
-        pruned = DraftTree(self.root_token, self.max_nodes)
+        return self.kept(node for node in range(1, self.num_rows) if self.depths[node] <= max_depth)
+
+    def kept(self, nodes: Iterable[int]) -> "DraftTree":
+        """A copy holding only `nodes` (and none whose parent is dropped), in this tree's order."""
+        wanted = set(nodes)
+        kept = DraftTree(self.root_token, self.max_nodes)
         mapped = [ROOT]
         for node in range(1, self.num_rows):
             parent = mapped[self.parents[node]]
-            keep = parent >= 0 and self.depths[node] <= max_depth
-            added = pruned.add(parent, self.tokens[node], self.sources[node]) if keep else None
+            added = kept._copy_node(self, node, parent) if parent >= 0 and node in wanted else None
             mapped.append(-1 if added is None else added)
-        return pruned
+        return kept
+
+    def _copy_node(self, other: "DraftTree", node: int, parent: int) -> int | None:
+        """Add `other`'s `node` below our `parent`, with its source and evidence."""
+        return self.add(parent, other.tokens[node], other.sources[node], other.evidence[node])
 
     def ancestor_mask(self) -> torch.Tensor:
         """Bool `[rows, rows]`: entry (i, j) is True when node j is node i or one of its ancestors."""

@@ -2,6 +2,7 @@
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from speculative.budget.cost_model import CostModel
 from speculative.engine.generator import GenerationResult
 
 SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120)
@@ -59,6 +60,17 @@ class WorkerMetrics:
             ["source"],
             registry=self.registry,
         )
+
+    def record_cost_model(self, cost_model: CostModel) -> None:
+        """The device's measured verification costs, which the adaptive tree budget weighs acceptance against."""
+        verify_seconds = Gauge(
+            "worker_verify_forward_seconds",
+            "Measured seconds of one verification forward by tree rows (root included), after a 512-token prefill.",
+            ["rows"],
+            registry=self.registry,
+        )
+        for rows, seconds in zip(cost_model.rows, cost_model.seconds, strict=True):
+            verify_seconds.labels(str(rows)).set(seconds)
 
     def record_answer(self, result: GenerationResult, time_to_first_token: float) -> None:
         stats = result.stats

@@ -2,7 +2,9 @@
 
 Methods needing an EAGLE head (`eagle2`) are offered only when `EAGLE_HEAD` is set; a default method naming one
 without a head falls back to its other drafters (`eagle2+casd` → `casd`), and the log says why. Generators are
-built on first use (an EAGLE head is loaded once) and only on the decoding thread.
+built on first use (an EAGLE head is loaded once) and only on the decoding thread. With the adaptive tree policy
+the device's verification cost model is loaded (or measured) once at start and shared by every generator; health
+reports it.
 """
 
 import logging
@@ -11,9 +13,10 @@ from typing import Any
 
 from transformers import PreTrainedTokenizerBase
 
+from speculative.budget.cost_model import CostModel
 from speculative.drafters.registry import available_methods
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import build_generator, load_target
+from speculative.engine.loading import build_generator, load_cost_model, load_target
 from speculative.engine.request import GenerationRequest, validate_request
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
@@ -83,6 +86,9 @@ class LoadedModel:
         self.target: TargetModel = target
         self.tokenizer: PreTrainedTokenizerBase = tokenizer
         self.encoder = PromptEncoder(tokenizer, settings.chat_template)
+        self.cost_model: CostModel | None = (
+            load_cost_model(settings, target) if settings.tree_policy == "adaptive" else None
+        )
         self._generators: dict[str, SpeculativeGenerator] = {}
         self._lock = threading.Lock()
 
@@ -98,7 +104,9 @@ class LoadedModel:
         """The generator of an already checked `method`, built on first use."""
         with self._lock:
             if method not in self._generators:
-                self._generators[method] = build_generator(self.settings, self.target, self.tokenizer, method)
+                self._generators[method] = build_generator(
+                    self.settings, self.target, self.tokenizer, method, self.cost_model
+                )
             return self._generators[method]
 
     def warm_up(self) -> None:
@@ -115,4 +123,6 @@ class LoadedModel:
             "dtype": self.settings.dtype,
             "chat_template": self.encoder.chat,
             "context_length": self.context_length,
+            "tree_policy": self.settings.tree_policy,
+            "cost_model": None if self.cost_model is None else self.cost_model.to_json(),
         }

@@ -126,6 +126,8 @@ class WorkerService:
             torch.set_num_threads(self.settings.torch_threads)
         model = LoadedModel(self.settings)
         model.warm_up()
+        if model.cost_model is not None:
+            self.metrics.record_cost_model(model.cost_model)
         return model
 
     def _decode(self, job: Job) -> None:

@@ -36,6 +36,8 @@ SETUP = {
     "threads": 2,
     "load_before": "0.50/0.50/0.50",
     "load_after": "0.60/0.60/0.60",
+    "tree_policy": "adaptive",
+    "verify_cost_relative": {"1": 1.0, "16": 2.1},
 }
 
 

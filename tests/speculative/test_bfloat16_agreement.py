@@ -10,13 +10,14 @@ The figures are reported in docs/speculative-engine.md.
 
 import statistics
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import pytest
 import torch
 from transformers import PreTrainedModel
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
@@ -67,7 +68,7 @@ def test_bfloat16_answers_agree_with_greedy_and_diverge_only_at_near_ties(
     model = bf16_gemma.model
     stops = model_stop_token_ids(model.config, model.generation_config, None)
     factory = drafter_factory(method, SpeculativeSettings(_env_file=None), bf16_gemma)
-    generator = SpeculativeGenerator(bf16_gemma, None, factory, FixedTreeBudget(16), stops)
+    generator = SpeculativeGenerator(bf16_gemma, None, factory, partial(FixedTreeBudget, 16), stops)
     divergences: list[int | None] = []
     margins: list[float] = []
 

@@ -6,17 +6,18 @@ vocabulary, so the output must equal greedy `generate()` token for token whateve
 
 import json
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.base import DrafterFactory
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import HeadLoadError, load_head, save_head
 from speculative.eagle.head import EagleHead
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
@@ -49,7 +50,7 @@ def factory(target: TargetModel, folder: Path, method: str = "eagle2", **setting
 
 def generate(target: TargetModel, drafters: DrafterFactory, prompt: Sequence[int]) -> GenerationResult:
     stops = model_stop_token_ids(target.config, target.model.generation_config, None)
-    generator = SpeculativeGenerator(target, None, drafters, FixedTreeBudget(16), stops)
+    generator = SpeculativeGenerator(target, None, drafters, partial(FixedTreeBudget, 16), stops)
     return generator.generate(GenerationRequest(prompt, MAX_NEW_TOKENS)).run()
 
 

@@ -6,11 +6,13 @@ target (see `eagle_heads`) gives trees the target accepts, which checks the head
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import pytest
 import torch
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.drafters.eagle2 import Eagle2Drafter, SharedWeights
 from speculative.drafters.registry import drafter_factory
@@ -18,7 +20,6 @@ from speculative.eagle.checkpoint import HeadLoadError, load_head
 from speculative.eagle.dynamic_tree import ROOT_PARENT, CandidateLevel, DynamicTreeConfig, select_nodes
 from speculative.eagle.head import EagleHead
 from speculative.engine.attention_mask import additive_mask
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest
@@ -65,7 +66,7 @@ def _stops(target: TargetModel) -> frozenset[int]:
 def _generate(
     target: TargetModel, factory: DrafterFactory, prompt: Sequence[int], budget: int = CPU_BUDGET
 ) -> GenerationResult:
-    generator = SpeculativeGenerator(target, None, factory, FixedTreeBudget(budget), _stops(target))
+    generator = SpeculativeGenerator(target, None, factory, partial(FixedTreeBudget, budget), _stops(target))
     return generator.generate(GenerationRequest(prompt, MAX_NEW_TOKENS)).run()
 
 

@@ -1,12 +1,13 @@
 """A generation streams text deltas as tokens are accepted and ends with its token ids, text and statistics."""
 
 import json
+from functools import partial
 
 import pytest
 from transformers import PreTrainedTokenizerBase
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
@@ -18,7 +19,7 @@ PROMPT_TEXT = "De patiënt krijgt 1 g paracetamol. De patiënt krijgt 1 g parace
 
 def _generator(target: TargetModel, tokenizer: PreTrainedTokenizerBase, method: str) -> SpeculativeGenerator:
     factory = drafter_factory(method, SpeculativeSettings(_env_file=None), target)
-    return SpeculativeGenerator(target, tokenizer, factory, FixedTreeBudget(16), frozenset({2}))
+    return SpeculativeGenerator(target, tokenizer, factory, partial(FixedTreeBudget, 16), frozenset({2}))
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,15 @@ Tiny random models built in-process make this cheap enough to check on many prom
 """
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import pytest
 import torch
 from transformers import PreTrainedModel
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.drafters.registry import drafter_factory
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason, model_stop_token_ids
@@ -52,7 +53,7 @@ def _generate(
     max_new: int = MAX_NEW_TOKENS,
 ) -> GenerationResult:
     stops = model_stop_token_ids(target.config, target.model.generation_config, None)
-    generator = SpeculativeGenerator(target, None, factory, FixedTreeBudget(budget), stops)
+    generator = SpeculativeGenerator(target, None, factory, partial(FixedTreeBudget, budget), stops)
     return generator.generate(GenerationRequest(prompt, max_new)).run()
 
 
@@ -166,7 +167,7 @@ def test_generation_stops_at_a_stop_token_inside_an_accepted_chunk(
     stop = free_run[len(free_run) // 2]  # a token the model really emits, mid-answer
     expected = reference_greedy(target.model, prompt, MAX_NEW_TOKENS, frozenset({stop}))
     factory = drafter_factory("casd", SpeculativeSettings(_env_file=None), target)
-    generator = SpeculativeGenerator(target, None, factory, FixedTreeBudget(16), frozenset({stop}))
+    generator = SpeculativeGenerator(target, None, factory, partial(FixedTreeBudget, 16), frozenset({stop}))
 
     result = generator.generate(GenerationRequest(prompt, MAX_NEW_TOKENS)).run()
 

@@ -6,12 +6,13 @@ what to draft from, never which token comes next.
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from transformers import LlamaForCausalLM, PreTrainedTokenizerBase
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import RepetitionGuard, RepetitionRule, StopReason
@@ -25,7 +26,7 @@ def _generate(
     target: TargetModel, tokenizer: PreTrainedTokenizerBase, request: GenerationRequest, method: str = "casd"
 ) -> GenerationResult:
     factory = drafter_factory(method, SpeculativeSettings(_env_file=None), target)
-    generator = SpeculativeGenerator(target, tokenizer, factory, FixedTreeBudget(16), frozenset({2}))
+    generator = SpeculativeGenerator(target, tokenizer, factory, partial(FixedTreeBudget, 16), frozenset({2}))
     return generator.generate(request).run()
 
 

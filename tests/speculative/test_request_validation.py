@@ -1,11 +1,12 @@
 """Bad requests fail before any compute, with a message that says what to change."""
 
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest, InvalidRequestError
 from speculative.engine.target import TargetModel
@@ -17,7 +18,7 @@ CONTEXT = 2048  # the tiny Llama's max_position_embeddings
 @pytest.fixture(scope="module")
 def generator(tiny_llama_target: TargetModel) -> SpeculativeGenerator:
     factory = drafter_factory("casd", SpeculativeSettings(_env_file=None), tiny_llama_target)
-    return SpeculativeGenerator(tiny_llama_target, None, factory, FixedTreeBudget(8), frozenset({2}))
+    return SpeculativeGenerator(tiny_llama_target, None, factory, partial(FixedTreeBudget, 8), frozenset({2}))
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ lossless.
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,9 @@ import torch
 from safetensors.torch import load_file
 from transformers import AutoTokenizer
 
+from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import HeadLoadError, load_head
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest
@@ -220,7 +221,7 @@ def test_a_trained_head_drafts_losslessly_in_the_engine(
 
     for method in ("eagle2", "eagle2+casd"):
         factory = drafter_factory(method, eagle_settings(tmp_path), target)
-        generator = SpeculativeGenerator(target, None, factory, FixedTreeBudget(16), stops)
+        generator = SpeculativeGenerator(target, None, factory, partial(FixedTreeBudget, 16), stops)
         result = generator.generate(GenerationRequest(sequence, 24)).run()
         assert result.token_ids == reference_greedy(target.model, sequence, 24, stops), method
 

@@ -9,14 +9,15 @@ from transformers import AutoTokenizer
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import load_head
 from speculative.eagle.trained import HERE, SUMS_NAME, TRAINED_HEADS, install_trained_head, read_sums, sha256
-from speculative.engine.budget import FixedTreeBudget
 from speculative.engine.generator import SpeculativeGenerator
+from speculative.engine.loading import budget_factory, load_cost_model
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.models.errors import ModelProvisioningError
 from speculative.models.provision import provision
 from speculative.models.registry import REGISTRY
+from speculative.settings import TreePolicy
 from tests.speculative.conftest import GEMMA3, SMOLLM2, ReferenceGreedy, cached_model
 from tests.speculative.eagle_heads import eagle_settings
 
@@ -55,9 +56,10 @@ def test_a_damaged_committed_head_is_refused(tmp_path: Path, monkeypatch: pytest
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("policy", ["adaptive", "fixed"])
 @pytest.mark.parametrize("name", sorted(TRAINED_HEADS))
 def test_a_trained_head_loads_on_its_target_and_stays_lossless(
-    name: str, tmp_path: Path, reference_greedy: ReferenceGreedy
+    name: str, policy: TreePolicy, tmp_path: Path, reference_greedy: ReferenceGreedy
 ) -> None:
     model_folder = cached_model(TARGETS[name])
     target = TargetModel.load(model_folder, "cpu", "float32")
@@ -68,9 +70,11 @@ def test_a_trained_head_loads_on_its_target_and_stays_lossless(
     rendered = f"[begin documenten]\n{chunk}\n[einde documenten]\n\n[begin vraag]\nHoe lang handen wrijven met handalcohol?\n[einde vraag]\n\n[begin antwoord]\n"
     prompt = tokenizer(rendered)["input_ids"]
     stops = model_stop_token_ids(target.config, target.model.generation_config, tokenizer)
-    factory = drafter_factory("eagle2", eagle_settings(head_folder), target)
+    settings = eagle_settings(head_folder, tree_policy=policy, tree_budget=16)
+    factory = drafter_factory("eagle2+casd", settings, target)
+    budgets = budget_factory(settings, policy, load_cost_model(settings, target))
 
-    result = SpeculativeGenerator(target, tokenizer, factory, FixedTreeBudget(16), stops).generate(
+    result = SpeculativeGenerator(target, tokenizer, factory, budgets, stops).generate(
         GenerationRequest(prompt, 24)
     )
 

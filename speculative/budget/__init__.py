@@ -1,0 +1,1 @@
+"""Tree budgets: how many drafted nodes each verification forward carries (fixed, or adapted online)."""
