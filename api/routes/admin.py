@@ -13,6 +13,7 @@ from ingest.worker import JobWorker
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
+
 def _wake_job_worker(request: Request) -> None:
     worker: JobWorker | None = request.app.state.job_worker
     if worker is not None:

@@ -11,6 +11,7 @@ from api.services import documents
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
 
+
 @router.get("")
 def list_documents(
     _user: CurrentUser,
