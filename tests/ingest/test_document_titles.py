@@ -1,5 +1,5 @@
-"""A document's title: the sidecar's, a specific metadata title, the first page's main heading, the first
-heading-like line, the file name."""
+"""A document's title: the sidecar's, a specific metadata title (not one other documents carry too), the first
+page's main heading, the first heading-like line, the file name."""
 
 from pathlib import Path
 
@@ -13,7 +13,7 @@ from ingest.pdf_reader import UnusableFile, main_heading, open_pdf
 from ingest.pipeline import parse_pdf
 from ingest.runner import Ingestion
 from ingest.settings import IngestSettings
-from ingest.title import document_title
+from ingest.title import document_title, shared_titles
 from tests.ingest.ingest_pdfs import text_pdf
 
 
@@ -46,6 +46,32 @@ def test_a_generic_metadata_title_gives_way_to_the_main_heading() -> None:
     assert document_title("untitled", "", Path("x.pdf"), heading) == heading
     assert document_title("Protocol wijkverpleging 2026", "", Path("x.pdf"), heading) == (
         "Protocol wijkverpleging 2026"
+    )
+
+
+def test_a_metadata_title_documents_of_different_content_carry_is_shared() -> None:
+    carried = [
+        ("sha-a", "Zorgverzekeraars Nederland"),
+        ("sha-b", "zorgverzekeraars  NEDERLAND"),
+        ("sha-c", None),
+    ]
+
+    assert shared_titles([*carried, ("sha-c", "Sepsis protocol")]) == {"zorgverzekeraars nederland"}
+    assert shared_titles([("sha-a", "Handhygiëne"), ("sha-a", "Handhygiëne")]) == set()  # two copies of one
+
+
+def test_a_shared_metadata_title_names_no_document() -> None:
+    shared = shared_titles([("sha-a", "Zorgverzekeraars Nederland"), ("sha-b", "Zorgverzekeraars Nederland")])
+    text = "Zorgverzekeraars Nederland\nDeclaratie wijkverpleging\nDeze regeling ..."
+    heading = "Declaratie wijkverpleging"
+
+    assert document_title("Zorgverzekeraars Nederland", text, Path("x.pdf"), heading, shared) == heading
+    assert document_title("Zorgverzekeraars Nederland", text, Path("/d/zn_declaratie.pdf"), None, shared) == (
+        "zn declaratie"  # not the first line either: it is the shared name
+    )
+    assert (
+        document_title("Zorgverzekeraars Nederland", text, Path("x.pdf"), heading)
+        == "Zorgverzekeraars Nederland"
     )
 
 
