@@ -6,7 +6,7 @@ resumed job records it) rather than recorded but unsearchable. Deleting goes the
 row without chunks, and deleting again finishes the job.
 """
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +17,7 @@ from ingest.database import session_scope
 from ingest.models import FINAL_FILE_STATUSES, Document, JobFile
 from ingest.pipeline import ParsedDocument
 from ingest.search.types import SearchIndex
+from ingest.title import shared_titles
 
 MIN_PREFIX = 8
 
@@ -65,6 +66,7 @@ def record_document(
         row.source_path = str(parsed.path)
         row.file_name = parsed.path.name[:255]
         row.title = parsed.title
+        row.metadata_title = parsed.metadata_title
         row.page_count = parsed.text.page_count
         row.chunk_count = chunk_count
         row.size_bytes = parsed.size_bytes
@@ -72,6 +74,18 @@ def record_document(
         row.departments = list(departments)
         row.job_id = job_id
         session.add(row)
+
+
+def shared_metadata_titles(
+    database_url: str, incoming: Mapping[str, tuple[str, str | None]]
+) -> frozenset[str]:
+    """The metadata titles that several documents carry, among the recorded ones and the `incoming` files
+    (path -> content hash and `clean_metadata_title`); an incoming file replaces what its path held, so a new
+    version never shares its title with the old one."""
+    with session_scope(database_url) as session:
+        rows = session.execute(select(Document.source_path, Document.id, Document.metadata_title)).all()
+    documents = {path: (sha256, title) for path, sha256, title in rows} | dict(incoming)
+    return shared_titles(documents.values())
 
 
 def document_by_id(database_url: str, document_id: str) -> DocumentInfo | None:

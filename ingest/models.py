@@ -62,6 +62,8 @@ class Document(Base):
     source_path: Mapped[str] = mapped_column(String(1024), unique=True)
     file_name: Mapped[str] = mapped_column(String(255))
     title: Mapped[str] = mapped_column(String(500))
+    metadata_title: Mapped[str | None] = mapped_column(String(500))
+    """The PDF's own (cleaned) title: a title other documents carry too names none of them (`ingest/title.py`)."""
     page_count: Mapped[int] = mapped_column(Integer)
     chunk_count: Mapped[int] = mapped_column(Integer)
     size_bytes: Mapped[int] = mapped_column(BigInteger)

@@ -4,6 +4,7 @@ No database and no model here: this is the part of ingestion that is a pure func
 the job runner, the benchmark and evaluation corpora.
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from ingest.document_text import DocumentText, assemble, clean_page_lines
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import PdfFile, UnusableFile, main_heading, page_texts
 from ingest.search.types import ChunkRecord
-from ingest.title import document_title
+from ingest.title import clean_metadata_title, document_title
 
 MIN_LETTERS = 20
 
@@ -27,11 +28,15 @@ class ParsedDocument:
     title: str
     text: DocumentText
     pages_without_text: int
+    metadata_title: str | None = None
+    """The PDF's own title, cleaned (`clean_metadata_title`): recorded to tell when other documents share it."""
 
 
-def parse_pdf(pdf: PdfFile, title: str | None = None) -> ParsedDocument:
-    """Stream the pages, clean them and name the document (`title`: the sidecar's, which wins); a PDF with
-    (almost) no text is refused."""
+def parse_pdf(
+    pdf: PdfFile, title: str | None = None, shared_titles: Collection[str] = frozenset()
+) -> ParsedDocument:
+    """Stream the pages, clean them and name the document (`title`: the sidecar's, which wins; `shared_titles`:
+    metadata titles other documents carry too, which name none of them); a PDF with (almost) no text is refused."""
     pages = []
     empty = 0
     for raw in page_texts(pdf):
@@ -43,8 +48,11 @@ def parse_pdf(pdf: PdfFile, title: str | None = None) -> ParsedDocument:
         raise UnusableFile(
             f"geen tekstlaag: {pdf.page_count} pagina's zonder leesbare tekst (gescand document? OCR is nodig)"
         )
-    title = title or document_title(pdf.metadata_title, text.text, pdf.path, main_heading(pdf))
-    return ParsedDocument(pdf.sha256, pdf.size_bytes, pdf.path, title, text, empty)
+    metadata_title = pdf.metadata_title
+    title = title or document_title(metadata_title, text.text, pdf.path, main_heading(pdf), shared_titles)
+    return ParsedDocument(
+        pdf.sha256, pdf.size_bytes, pdf.path, title, text, empty, clean_metadata_title(metadata_title)
+    )
 
 
 def chunk_records(

@@ -9,12 +9,16 @@ Every step is safe to repeat, which is what makes a killed job resumable without
 - a file this very job indexed and recorded just before the kill (its status not yet written) counts as indexed;
 - a file with the same content as a recorded one is skipped only while that one's path still holds it; otherwise
   (moved, or the original edited after copying) it is indexed again under its own path.
+Before parsing, the job reads every file's metadata title: a title that several documents carry (this job's
+files or recorded ones) names none of them (`ingest/title.py`), and an unchanged file recorded under such a title
+is parsed again, so that it gets its own title and its chunks are rewritten with it.
 One bad file never stops the job: it is marked failed with its reason and the next file goes on.
 """
 
 import logging
 import time
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -24,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ingest import jobs, pruning
-from ingest.documents import document_at, document_by_id, record_document
+from ingest.documents import document_at, document_by_id, record_document, shared_metadata_titles
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags, document_tags
 from ingest.models import FileStatus
@@ -32,6 +36,7 @@ from ingest.pdf_reader import UnusableFile, file_sha256, open_pdf
 from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from ingest.search.types import ChunkRecord, SearchIndex
 from ingest.settings import IngestSettings
+from ingest.title import clean_metadata_title, is_shared
 
 log = logging.getLogger(__name__)
 
@@ -131,11 +136,12 @@ class Ingestion:
         jobs.claim(url, job_id)
         requested = [Path(path) for path in jobs.job_summary(url, job_id).requested]
         pending = jobs.pending_files(url, job_id)
+        shared = shared_metadata_titles(url, self._metadata_titles([path for _, path in pending]))
         group: list[_Prepared] = []
         for position, (file_id, path) in enumerate(pending):
             self.progress.file_started(path, position, len(pending))
             prepared = self._guarded(
-                file_id, path, partial(self._prepare, job_id, file_id, Path(path), requested)
+                file_id, path, partial(self._prepare, job_id, file_id, Path(path), requested, shared)
             )
             if isinstance(prepared, _Prepared):
                 self._enqueue(group, prepared)
@@ -145,6 +151,15 @@ class Ingestion:
         self._index_group(job_id, group)
         jobs.finish(url, job_id)
         return jobs.job_summary(url, job_id)
+
+    def _metadata_titles(self, paths: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """Each file's content hash and cleaned metadata title, read before any file is parsed, so that the
+        first of several files sharing a title is named knowing the later ones."""
+        titles = {}
+        for path in paths:  # a file that cannot be read fails in its own step, which records why
+            with suppress(Exception), open_pdf(Path(path), self.settings.max_pdf_mb * 1_000_000) as pdf:
+                titles[path] = (pdf.sha256, clean_metadata_title(pdf.metadata_title))
+        return titles
 
     def _enqueue(self, group: list[_Prepared], prepared: _Prepared) -> None:
         """Add a file to the group waiting for vectors; a file with the same content as one already waiting
@@ -180,25 +195,27 @@ class Ingestion:
         self.progress.file_finished(path, outcome.status, outcome.message)
 
     def _prepare(
-        self, job_id: int, file_id: int, path: Path, requested: Sequence[Path]
+        self, job_id: int, file_id: int, path: Path, requested: Sequence[Path], shared: frozenset[str]
     ) -> _Prepared | Outcome:
-        """Parse and chunk a file, or decide that it needs no embedding (unchanged, duplicate, already indexed)."""
+        """Parse and chunk a file, or decide that it needs no embedding (unchanged, duplicate, already indexed);
+        `shared`: the metadata titles several documents carry."""
         url = self.settings.database_url
         jobs.set_file_status(url, file_id, FileStatus.parsing)
         with open_pdf(path, self.settings.max_pdf_mb * 1_000_000) as pdf:
             searchable = self.index.document_ids()
             existing = document_by_id(url, pdf.sha256)
             if existing is not None and pdf.sha256 in searchable:
-                if existing.source_path == str(path) and existing.job_id == job_id:
-                    return Outcome(FileStatus.indexed, None, pdf.sha256)
                 if existing.source_path == str(path):
-                    return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", pdf.sha256)
-                if file_sha256(Path(existing.source_path)) == pdf.sha256:
+                    if existing.job_id == job_id:
+                        return Outcome(FileStatus.indexed, None, pdf.sha256)
+                    if not is_shared(existing.title, shared):
+                        return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", pdf.sha256)
+                elif file_sha256(Path(existing.source_path)) == pdf.sha256:
                     return Outcome(
                         FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", pdf.sha256
                     )
             tags = document_tags(path, _root_of(path, requested))
-            parsed = parse_pdf(pdf, tags.title)
+            parsed = parse_pdf(pdf, tags.title, shared)
         records = chunk_records(parsed, tags, self.settings.chunk_size, self.settings.chunk_overlap)
         jobs.set_file_status(
             url,

@@ -1,12 +1,16 @@
 """A document's title: what clinicians would call it, named in every chunk (`Titel: …`).
 
 The PDF's own title wins when it names the document. Many exports carry a generic one instead (the Word
-template's "Microsoft Word - x.docx", the file's own name, "untitled"): then the first page's main heading (its
-largest text) is used, then the Office file name, then the first heading-like line, and the file name last.
-A `.meta.json` sidecar's "title" overrides all of them (`metadata.py`).
+template's "Microsoft Word - x.docx", the file's own name, "untitled", or a title that other documents carry too,
+such as the organisation's name in its template): then the first page's main heading (its largest text) is used,
+then the Office file name, then the first heading-like line, and the file name last. A title shared by other
+documents names none of them, so no candidate equal to it is used. A `.meta.json` sidecar's "title" overrides all
+of them (`metadata.py`).
 """
 
 import re
+from collections import defaultdict
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from ingest.cleaning import clean_line
@@ -18,9 +22,15 @@ _PLACEHOLDERS = frozenset({"untitled", "titel", "title", "document", "naamloos",
 _SEPARATORS = re.compile(r"[_\s]+|(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
-def document_title(metadata_title: str | None, text: str, path: Path, heading: str | None = None) -> str:
+def document_title(
+    metadata_title: str | None,
+    text: str,
+    path: Path,
+    heading: str | None = None,
+    shared: Collection[str] = frozenset(),
+) -> str:
     """The first usable of: a specific metadata title, the main `heading`, an Office export's file name, the
-    first heading-like line, the file name."""
+    first heading-like line, the file name; none that is one of the `shared` titles (see `shared_titles`)."""
     candidates = (
         _specific(metadata_title, path),
         _usable(clean_line(heading or "")),
@@ -29,9 +39,34 @@ def document_title(metadata_title: str | None, text: str, path: Path, heading: s
         _from_file_name(path),
     )
     for candidate in candidates:
-        if candidate:
+        if candidate and not is_shared(candidate, shared):
             return candidate[:MAX_TITLE_LENGTH]
     return path.name[:MAX_TITLE_LENGTH]
+
+
+def clean_metadata_title(metadata_title: str | None) -> str | None:
+    """A PDF's metadata title as documents are compared by (and stored): cleaned, without Office export junk."""
+    cleaned = _from_metadata(metadata_title)
+    return cleaned[:MAX_TITLE_LENGTH] if cleaned else None
+
+
+def shared_titles(documents: Iterable[tuple[str, str | None]]) -> frozenset[str]:
+    """The cleaned metadata titles that documents of different content carry (a template's or an organisation's
+    name): `documents` are (content hash, `clean_metadata_title`) pairs; copies of one content count once."""
+    contents: defaultdict[str, set[str]] = defaultdict(set)
+    for sha256, title in documents:
+        if title:
+            contents[_key(title)].add(sha256)
+    return frozenset(key for key, carriers in contents.items() if len(carriers) > 1)
+
+
+def is_shared(title: str, shared: Collection[str]) -> bool:
+    """Whether a title is one of the `shared_titles` (case and spacing aside)."""
+    return _key(title) in shared
+
+
+def _key(title: str) -> str:
+    return " ".join(title.split()).casefold()
 
 
 def _specific(title: str | None, path: Path) -> str | None:

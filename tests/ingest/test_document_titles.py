@@ -1,19 +1,22 @@
-"""A document's title: the sidecar's, a specific metadata title, the first page's main heading, the first
-heading-like line, the file name."""
+"""A document's title: the sidecar's, a specific metadata title (not one other documents carry too), the first
+page's main heading, the first heading-like line, the file name."""
 
+import shutil
 from pathlib import Path
 
 import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
-from ingest.documents import find_document
+from ingest.documents import find_document, list_documents
 from ingest.metadata import document_tags
+from ingest.models import FileStatus
 from ingest.pdf_reader import UnusableFile, main_heading, open_pdf
 from ingest.pipeline import parse_pdf
 from ingest.runner import Ingestion
+from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
-from ingest.title import document_title
+from ingest.title import document_title, shared_titles
 from tests.ingest.ingest_pdfs import text_pdf
 
 
@@ -46,6 +49,32 @@ def test_a_generic_metadata_title_gives_way_to_the_main_heading() -> None:
     assert document_title("untitled", "", Path("x.pdf"), heading) == heading
     assert document_title("Protocol wijkverpleging 2026", "", Path("x.pdf"), heading) == (
         "Protocol wijkverpleging 2026"
+    )
+
+
+def test_a_metadata_title_documents_of_different_content_carry_is_shared() -> None:
+    carried = [
+        ("sha-a", "Zorgverzekeraars Nederland"),
+        ("sha-b", "zorgverzekeraars  NEDERLAND"),
+        ("sha-c", None),
+    ]
+
+    assert shared_titles([*carried, ("sha-c", "Sepsis protocol")]) == {"zorgverzekeraars nederland"}
+    assert shared_titles([("sha-a", "Handhygiëne"), ("sha-a", "Handhygiëne")]) == set()  # two copies of one
+
+
+def test_a_shared_metadata_title_names_no_document() -> None:
+    shared = shared_titles([("sha-a", "Zorgverzekeraars Nederland"), ("sha-b", "Zorgverzekeraars Nederland")])
+    text = "Zorgverzekeraars Nederland\nDeclaratie wijkverpleging\nDeze regeling ..."
+    heading = "Declaratie wijkverpleging"
+
+    assert document_title("Zorgverzekeraars Nederland", text, Path("x.pdf"), heading, shared) == heading
+    assert document_title("Zorgverzekeraars Nederland", text, Path("/d/zn_declaratie.pdf"), None, shared) == (
+        "zn declaratie"  # not the first line either: it is the shared name
+    )
+    assert (
+        document_title("Zorgverzekeraars Nederland", text, Path("x.pdf"), heading)
+        == "Zorgverzekeraars Nederland"
     )
 
 
@@ -118,3 +147,111 @@ def test_a_sidecar_title_must_be_text(tmp_path: Path) -> None:
 
     with pytest.raises(UnusableFile, match="'title' moet een niet-lege tekst zijn"):
         document_tags(pdf, tmp_path)
+
+
+ZN = "Zorgverzekeraars Nederland"
+
+
+def _organisation_document(folder: Path, name: str, heading: str, metadata_title: str = ZN) -> Path:
+    """A Word export of one organisation: its template's title in the metadata, its own subject as heading."""
+    folder.mkdir(parents=True, exist_ok=True)
+    body = [f"Deze regeling beschrijft {heading.lower()} voor alle verzekerden. " * 2] * 4
+    return _word_like_pdf(folder / name, metadata_title, heading, body)
+
+
+def _titles(ingest_settings: IngestSettings) -> dict[str, str]:
+    return {Path(row.source_path).name: row.title for row in list_documents(ingest_settings.database_url)}
+
+
+def _title_lines(index: EmbeddedIndex, path: Path) -> set[str]:
+    """The `Titel: …` line each of the file's indexed chunks starts with."""
+    return {
+        chunk.text.split("\n")[0]
+        for document_id in index.document_ids()
+        for chunk in index.chunks(document_id)
+        if chunk.source_path == str(path)
+    }
+
+
+def test_documents_sharing_a_metadata_title_are_named_by_their_headings(
+    ingestion: Ingestion, index: EmbeddedIndex, tmp_path: Path, ingest_settings: IngestSettings
+) -> None:
+    folder = tmp_path / "zn"
+    declaratie = _organisation_document(folder, "declaratie.pdf", "Declaratie wijkverpleging")
+    machtiging = _organisation_document(folder, "machtiging.pdf", "Machtiging hulpmiddelen")
+
+    ingestion.ingest([folder])
+
+    assert _titles(ingest_settings) == {
+        "declaratie.pdf": "Declaratie wijkverpleging",
+        "machtiging.pdf": "Machtiging hulpmiddelen",
+    }
+    assert _title_lines(index, declaratie) == {"Titel: Declaratie wijkverpleging"}
+    assert _title_lines(index, machtiging) == {"Titel: Machtiging hulpmiddelen"}
+
+
+def test_a_document_indexed_before_its_metadata_title_was_shared_is_renamed_when_ingested_again(
+    ingestion: Ingestion, index: EmbeddedIndex, tmp_path: Path, ingest_settings: IngestSettings
+) -> None:
+    declaratie = _organisation_document(tmp_path / "eerst", "declaratie.pdf", "Declaratie wijkverpleging")
+    ingestion.ingest([declaratie])
+    assert _titles(ingest_settings) == {"declaratie.pdf": ZN}  # alone, nothing says the title is generic
+
+    ingestion.ingest(
+        [_organisation_document(tmp_path / "later", "machtiging.pdf", "Machtiging hulpmiddelen")]
+    )
+    assert _titles(ingest_settings)["machtiging.pdf"] == "Machtiging hulpmiddelen"
+
+    renamed = ingestion.ingest([declaratie])
+    assert [file.status for file in renamed.files] == [FileStatus.indexed]
+    assert _titles(ingest_settings)["declaratie.pdf"] == "Declaratie wijkverpleging"
+    assert _title_lines(index, declaratie) == {"Titel: Declaratie wijkverpleging"}
+
+    again = ingestion.ingest([declaratie])
+    assert [(file.status, file.message) for file in again.files] == [
+        (FileStatus.skipped, "ongewijzigd: al geïndexeerd")
+    ]
+
+
+def test_a_metadata_title_no_other_document_carries_names_its_document(
+    ingestion: Ingestion, tmp_path: Path, ingest_settings: IngestSettings
+) -> None:
+    folder = tmp_path / "zn"
+    original = _organisation_document(folder, "declaratie.pdf", "Declaratie wijkverpleging")
+    shutil.copy(original, folder / "kopie-declaratie.pdf")  # a copy is the same document, not another
+    _organisation_document(folder, "machtiging.pdf", "Kop", metadata_title="Machtiging hulpmiddelen 2026")
+
+    ingestion.ingest([folder])
+
+    assert _titles(ingest_settings) == {
+        "declaratie.pdf": ZN,
+        "machtiging.pdf": "Machtiging hulpmiddelen 2026",
+    }
+
+
+def test_a_new_version_of_a_file_does_not_share_its_title_with_the_version_it_replaces(
+    ingestion: Ingestion, tmp_path: Path, ingest_settings: IngestSettings
+) -> None:
+    declaratie = _organisation_document(tmp_path / "zn", "declaratie.pdf", "Declaratie wijkverpleging")
+    ingestion.ingest([declaratie])
+
+    _organisation_document(tmp_path / "zn", "declaratie.pdf", "Declaratie wijkverpleging, versie 2")
+    ingestion.ingest([declaratie])
+
+    assert _titles(ingest_settings) == {"declaratie.pdf": ZN}
+
+
+def test_the_sidecar_title_wins_over_a_shared_metadata_title(
+    ingestion: Ingestion, tmp_path: Path, ingest_settings: IngestSettings
+) -> None:
+    folder = tmp_path / "zn"
+    _organisation_document(folder, "declaratie.pdf", "Declaratie wijkverpleging")
+    _organisation_document(folder, "machtiging.pdf", "Machtiging hulpmiddelen")
+    (folder / "machtiging.meta.json").write_text('{"title": "Machtigingen voor hulpmiddelen"}')
+
+    ingestion.ingest([folder])
+
+    assert _titles(ingest_settings) == {
+        "declaratie.pdf": "Declaratie wijkverpleging",
+        "machtiging.pdf": "Machtigingen voor hulpmiddelen",
+    }
