@@ -34,6 +34,9 @@ class Rule(Enum):
 RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/health"): Rule.PUBLIC,
     ("POST", "/api/auth/login"): Rule.PUBLIC,
+    ("GET", "/api/auth/config"): Rule.PUBLIC,
+    ("GET", "/api/auth/oidc/login"): Rule.PUBLIC,
+    ("GET", "/api/auth/oidc/callback"): Rule.PUBLIC,
     ("GET", "/api/openapi.json"): Rule.PUBLIC,
     ("GET", "/api/docs"): Rule.PUBLIC,
     ("GET", "/api/docs/oauth2-redirect"): Rule.PUBLIC,
