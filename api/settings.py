@@ -80,6 +80,14 @@ class ApiSettings(BaseSettings):
     def _valid_database_url(cls, value: str) -> str:
         return check_database_url(value)
 
+    @field_validator(
+        "oidc_issuer", "oidc_client_id", "oidc_client_secret", "oidc_redirect_base_url", mode="before"
+    )
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """`OIDC_ISSUER=` in `.env` (or an empty variable passed by compose) means SSO off, not an empty URL."""
+        return None if value == "" else value
+
     @model_validator(mode="after")
     def _complete_oidc(self) -> Self:
         """A half-configured SSO fails at start, not at a clinician's first login."""

@@ -292,3 +292,10 @@ def test_a_half_configured_sso_stops_the_start(changes: dict[str, object], compl
 
     with pytest.raises(ValidationError, match=complaint):
         _with_sso(defaults, "https://sso.hospital.example/realms/staff", **changes)
+
+
+def test_empty_sso_settings_mean_sso_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_REDIRECT_BASE_URL"):
+        monkeypatch.setenv(name, "")
+
+    assert not ApiSettings(_env_file=None).oidc_enabled  # type: ignore[call-arg]
