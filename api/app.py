@@ -1,5 +1,6 @@
 """The FastAPI application: routes are thin and mounted here; logic lives in services."""
 
+import secrets
 import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -7,11 +8,12 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.middleware.sessions import SessionMiddleware
 
 from api.chat import routes as chat
 from api.frontend import built_frontend
 from api.routes import admin, auth, conversations, documents, evaluator, feedback, health
-from api.services import evaluation
+from api.services import evaluation, oidc
 from api.services.errors import ServiceError
 from api.services.login import LoginThrottle
 from api.settings import ApiSettings
@@ -42,6 +44,25 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             app.state.search_index.close()
 
 
+def _keep_sso_flow_in_a_cookie(app: FastAPI, settings: ApiSettings) -> None:
+    """authlib keeps a sign-in's state, nonce and PKCE verifier in Starlette's signed session cookie: sent only
+    to the SSO routes, for ten minutes, SameSite=Lax because the provider's redirect back is a cross-site
+    navigation."""
+    secret = settings.secret_key.get_secret_value() if settings.secret_key else secrets.token_urlsafe(32)
+    secure = settings.cookie_secure
+    if secure is None:
+        secure = (settings.oidc_redirect_base_url or "").startswith("https://")
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=secret,
+        session_cookie=oidc.FLOW_COOKIE,
+        max_age=oidc.FLOW_SECONDS,
+        path="/api/auth/oidc",
+        same_site="lax",
+        https_only=secure,
+    )
+
+
 def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSettings | None = None) -> FastAPI:
     settings = settings or ApiSettings()
     app = FastAPI(
@@ -60,6 +81,9 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     app.state.report_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluation-report")
     app.state.index_lock = threading.Lock()
     app.state.login_throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
+    app.state.sso = oidc.SingleSignOn(settings) if settings.oidc_enabled else None
+    if app.state.sso is not None:
+        _keep_sso_flow_in_a_cookie(app, settings)
     app.add_exception_handler(ServiceError, _service_error)
     for router in (
         health.router,

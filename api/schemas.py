@@ -37,6 +37,10 @@ class SessionOut(BaseModel):
     csrf_token: str | None = Field(description="Send it as X-CSRF-Token on unsafe methods (cookie sign-in).")
 
 
+class AuthConfigOut(BaseModel):
+    sso: bool = Field(description="Whether the login page offers the hospital's single sign-on.")
+
+
 class ConversationCreate(BaseModel):
     title: Text | None = Field(None, max_length=200)
 

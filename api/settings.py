@@ -5,8 +5,10 @@ production values.
 """
 
 from pathlib import Path
+from typing import Self
 
-from pydantic import Field, SecretStr, field_validator
+from authlib.common.security import is_secure_transport
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ingest.database import check_database_url
@@ -33,6 +35,30 @@ class ApiSettings(BaseSettings):
     login_attempts: int = Field(5, ge=1, description="Failed logins per name and address within the window.")
     login_window_seconds: int = Field(900, ge=1, description="The window of LOGIN_ATTEMPTS.")
 
+    # single sign-on with the hospital's OpenID Connect provider (off unless OIDC_ISSUER is set)
+    oidc_issuer: str | None = Field(
+        None,
+        description="The provider's issuer URL, exactly as its discovery document says; unset = SSO off.",
+    )
+    oidc_client_id: str | None = Field(None, description="Vraagbaak's client id at the provider.")
+    oidc_client_secret: SecretStr | None = Field(
+        None, description="Vraagbaak's client secret at the provider."
+    )
+    oidc_redirect_base_url: str | None = Field(
+        None,
+        description="Public URL of Vraagbaak as browsers reach it; the provider redirects back to "
+        "{this}/api/auth/oidc/callback.",
+    )
+    oidc_scopes: str = Field("openid profile email", description="Scopes asked for; must include openid.")
+    oidc_auto_provision: bool = Field(
+        False,
+        description="A provider account not linked to a user gets a new clinician account at its first login; "
+        "false = an admin links it first (`python -m api users link`).",
+    )
+    oidc_username_claim: str = Field(
+        "preferred_username", min_length=1, description="ID token claim naming an auto-provisioned user."
+    )
+
     # documents, uploads, ingestion jobs, evaluation reports, the front-end
     upload_dir: Path = Field(Path(".data/uploads"), description="Where uploaded PDFs are stored.")
     max_upload_mb: int = Field(50, ge=1, description="Larger uploads are refused with 413.")
@@ -45,7 +71,41 @@ class ApiSettings(BaseSettings):
         Path("frontend/dist"), description="The built front-end, served at / when it exists (embedded)."
     )
 
+    @property
+    def oidc_enabled(self) -> bool:
+        return self.oidc_issuer is not None
+
     @field_validator("database_url")
     @classmethod
     def _valid_database_url(cls, value: str) -> str:
         return check_database_url(value)
+
+    @field_validator(
+        "oidc_issuer", "oidc_client_id", "oidc_client_secret", "oidc_redirect_base_url", mode="before"
+    )
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """`OIDC_ISSUER=` in `.env` (or an empty variable passed by compose) means SSO off, not an empty URL."""
+        return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _complete_oidc(self) -> Self:
+        """A half-configured SSO fails at start, not at a clinician's first login."""
+        if self.oidc_issuer is None:
+            return self
+        missing = [
+            name
+            for name, value in (
+                ("OIDC_CLIENT_ID", self.oidc_client_id),
+                ("OIDC_CLIENT_SECRET", self.oidc_client_secret),
+                ("OIDC_REDIRECT_BASE_URL", self.oidc_redirect_base_url),
+            )
+            if not value
+        ]
+        if missing:
+            raise ValueError(f"OIDC_ISSUER is set, so {', '.join(missing)} must be set too")
+        if not is_secure_transport(self.oidc_issuer):
+            raise ValueError("OIDC_ISSUER must be an https URL (plain http only on the loopback address)")
+        if "openid" not in self.oidc_scopes.split():
+            raise ValueError("OIDC_SCOPES must include openid")
+        return self

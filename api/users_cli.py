@@ -1,4 +1,5 @@
-"""`python -m api users add|list|disable|enable|set-roles|password|token`: accounts from the command line.
+"""`python -m api users add|list|disable|enable|set-roles|password|token|link|unlink`: accounts from the command
+line.
 
 Passwords are read without echo from the terminal, or as one line from standard input when it is not a
 terminal (scripts: `printf '%s\\n' "$PW" | python -m api users add NAME --role admin`).
@@ -35,6 +36,10 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     token = actions.add_parser("token", help="print a new bearer token for scripts")
     token.add_argument("username")
     token.add_argument("--name", default="script", help="what the token is for")
+    link = actions.add_parser("link", help="let a hospital (OIDC) account sign in as this user")
+    link.add_argument("username")
+    link.add_argument("subject", help="the account's `sub` claim at the OIDC provider")
+    actions.add_parser("unlink", help="stop the hospital account's sign-in").add_argument("username")
 
 
 def run(settings: ApiSettings, arguments: argparse.Namespace) -> int:
@@ -99,6 +104,16 @@ def _token(db: Session, arguments: argparse.Namespace) -> str:
     return sessions.create_api_token(db, users.require_user(db, arguments.username), arguments.name)
 
 
+def _link(db: Session, arguments: argparse.Namespace) -> str:
+    users.link_subject(db, users.require_user(db, arguments.username), arguments.subject)
+    return f"{arguments.username} signs in with OIDC subject {arguments.subject.strip()}"
+
+
+def _unlink(db: Session, arguments: argparse.Namespace) -> str:
+    users.link_subject(db, users.require_user(db, arguments.username), None)
+    return f"{arguments.username} no longer signs in with OIDC"
+
+
 _ACTIONS = {
     "add": _add,
     "list": _list,
@@ -107,4 +122,6 @@ _ACTIONS = {
     "set-roles": _set_roles,
     "password": _password,
     "token": _token,
+    "link": _link,
+    "unlink": _unlink,
 }

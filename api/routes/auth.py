@@ -1,13 +1,19 @@
-"""Sign in and out, and who am I. Login is (with health) the only route open without a user."""
+"""Sign in (password or the hospital's SSO) and out, and who am I.
 
+Login, the SSO redirects and the login page's configuration are (with health) the only routes open without a user.
+"""
+
+from html import escape
 from typing import Annotated
 
 from fastapi import APIRouter, Cookie, Depends, HTTPException, Request, Response, status
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from api.deps import SESSION_COOKIE, IdentityDep, SessionDep, SettingsDep
-from api.schemas import LoginRequest, SessionOut
+from api.schemas import AuthConfigOut, LoginRequest, SessionOut
 from api.services import login as login_service
-from api.services import sessions
+from api.services import oidc, sessions
+from api.settings import ApiSettings
 from api.views import user_out
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
@@ -16,6 +22,31 @@ router = APIRouter(prefix="/api/auth", tags=["auth"])
 def _throttle(request: Request) -> login_service.LoginThrottle:
     throttle: login_service.LoginThrottle = request.app.state.login_throttle
     return throttle
+
+
+def _sso(request: Request) -> oidc.SingleSignOn:
+    sso: oidc.SingleSignOn | None = request.app.state.sso
+    if sso is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, oidc.OFF)
+    return sso
+
+
+SsoDep = Annotated[oidc.SingleSignOn, Depends(_sso)]
+
+
+def _set_session_cookie(
+    response: Response, request: Request, settings: ApiSettings, opened: sessions.OpenedSession
+) -> None:
+    secure = settings.cookie_secure if settings.cookie_secure is not None else request.url.scheme == "https"
+    response.set_cookie(
+        SESSION_COOKIE,
+        opened.token,
+        max_age=int(settings.session_hours * 3600),
+        httponly=True,
+        secure=secure,
+        samesite="strict",
+        path="/",
+    )
 
 
 @router.post(
@@ -36,17 +67,61 @@ def login(
     except login_service.LoginRefused as refused:
         headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else None
         raise HTTPException(refused.status, refused.detail, headers=headers) from None
-    secure = settings.cookie_secure if settings.cookie_secure is not None else request.url.scheme == "https"
-    response.set_cookie(
-        SESSION_COOKIE,
-        done.session.token,
-        max_age=int(settings.session_hours * 3600),
-        httponly=True,
-        secure=secure,
-        samesite="strict",
-        path="/",
-    )
+    _set_session_cookie(response, request, settings, done.session)
     return SessionOut(user=user_out(done.user), csrf_token=done.session.csrf_token)
+
+
+@router.get("/config")
+def config(settings: SettingsDep) -> AuthConfigOut:
+    return AuthConfigOut(sso=settings.oidc_enabled)
+
+
+@router.get(
+    "/oidc/login",
+    response_class=RedirectResponse,
+    status_code=status.HTTP_302_FOUND,
+    responses={
+        404: {"description": "SSO is off"},
+        502: {"description": "the provider is unreachable (a Dutch HTML page)"},
+    },
+)
+async def oidc_login(request: Request, sso: SsoDep) -> Response:
+    """To the hospital's sign-in page; it sends the browser back to /api/auth/oidc/callback."""
+    try:
+        return await sso.redirect(request)
+    except oidc.SsoRefused as refused:
+        return HTMLResponse(_refusal_page(refused.detail), status_code=refused.status)
+
+
+@router.get(
+    "/oidc/callback",
+    response_class=RedirectResponse,
+    status_code=status.HTTP_303_SEE_OTHER,
+    responses={
+        400: {"description": "bad state, provider error or invalid ID token (a Dutch HTML page)"},
+        403: {"description": "the account is unknown or disabled (a Dutch HTML page)"},
+        404: {"description": "SSO is off"},
+        502: {"description": "the provider is unreachable (a Dutch HTML page)"},
+    },
+)
+async def oidc_callback(request: Request, db: SessionDep, settings: SettingsDep, sso: SsoDep) -> Response:
+    """Opens the same cookie session as the password login and goes to the app; a refusal is a page, because
+    the browser arrives here by navigation, not from the app's code."""
+    try:
+        done = await sso.sign_in(request, db)
+    except oidc.SsoRefused as refused:
+        return HTMLResponse(_refusal_page(refused.detail), status_code=refused.status)
+    response = RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
+    _set_session_cookie(response, request, settings, done.session)
+    return response
+
+
+def _refusal_page(message: str) -> str:
+    return (
+        '<!doctype html><html lang="nl"><head><meta charset="utf-8"><title>Aanmelden mislukt · Vraagbaak</title>'
+        f'</head><body><main><h1>Aanmelden mislukt</h1><p role="alert">{escape(message)}</p>'
+        '<p><a href="/">Terug naar aanmelden</a></p></main></body></html>'
+    )
 
 
 @router.post("/logout", status_code=status.HTTP_204_NO_CONTENT)

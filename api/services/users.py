@@ -97,6 +97,19 @@ def set_password(db: Session, user: User, password: str) -> None:
     db.flush()
 
 
+def link_subject(db: Session, user: User, subject: str | None) -> None:
+    """Lets the provider account with this OIDC subject sign in as the user (None: unlinks it)."""
+    if subject is not None:
+        subject = subject.strip()
+        if not subject:
+            raise UserError("een OIDC-subject mag niet leeg zijn")
+        holder = db.scalars(select(User).where(User.oidc_subject == subject)).first()
+        if holder is not None and holder.id != user.id:
+            raise UserExists(f"dit OIDC-subject is al gekoppeld aan {holder.username!r}")
+    user.oidc_subject = subject
+    db.flush()
+
+
 def check_login(db: Session, username: str, password: str) -> User | None:
     """The user whose name and password match (disabled or not), else None; rehashes outdated hashes."""
     user = find_user(db, username)

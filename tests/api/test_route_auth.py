@@ -11,7 +11,7 @@ from enum import Enum
 
 import pytest
 from fastapi import FastAPI
-from fastapi.routing import APIRoute
+from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 from starlette.routing import Mount
@@ -34,6 +34,9 @@ class Rule(Enum):
 RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/health"): Rule.PUBLIC,
     ("POST", "/api/auth/login"): Rule.PUBLIC,
+    ("GET", "/api/auth/config"): Rule.PUBLIC,
+    ("GET", "/api/auth/oidc/login"): Rule.PUBLIC,
+    ("GET", "/api/auth/oidc/callback"): Rule.PUBLIC,
     ("GET", "/api/openapi.json"): Rule.PUBLIC,
     ("GET", "/api/docs"): Rule.PUBLIC,
     ("GET", "/api/docs/oauth2-redirect"): Rule.PUBLIC,
@@ -77,14 +80,14 @@ DENIED = {401, 403}
 
 
 def app_routes(app: FastAPI) -> set[tuple[str, str]]:
+    """Every (method, path) the app answers; FastAPI keeps included routers as branches, so walk them."""
     routes = set()
-    for route in app.routes:
-        if isinstance(route, APIRoute) or hasattr(route, "methods"):
-            for method in route.methods or ():  # type: ignore[attr-defined]
-                if method != "HEAD":
-                    routes.add((method, route.path))  # type: ignore[attr-defined]
-        elif isinstance(route, Mount):
-            routes.add(("GET", route.path + "/{path}"))
+    for route in iter_route_contexts(app.routes):
+        if isinstance(route.original_route, Mount):
+            routes.add(("GET", f"{route.path}/{{path}}"))
+        for method in route.methods or ():
+            if method != "HEAD":
+                routes.add((method, route.path))
     return routes
 
 

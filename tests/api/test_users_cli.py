@@ -4,8 +4,11 @@ import io
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
 
 from api.__main__ import main
+from api.services import users
+from ingest.database import get_engine
 
 
 @pytest.fixture(autouse=True)
@@ -61,3 +64,23 @@ def test_a_token_from_the_command_line_signs_a_script_in(
     token = capsys.readouterr().out.strip()
     me = client.get("/api/auth/me", headers={"Authorization": f"Bearer {token}"})
     assert me.json()["user"]["username"] == "nightly"
+
+
+def test_link_lets_one_hospital_account_sign_in_as_one_user(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], database_url: str
+) -> None:
+    _users(monkeypatch, "add", "ann", stdin="long password 1\n")
+    _users(monkeypatch, "add", "bob", stdin="long password 2\n")
+
+    assert _users(monkeypatch, "link", "ann", "a1b2-ann") == 0
+    assert _users(monkeypatch, "link", "bob", "a1b2-ann") == 1
+    assert "al gekoppeld aan 'ann'" in capsys.readouterr().err
+    assert _subject(database_url, "ann") == "a1b2-ann"
+    assert _users(monkeypatch, "unlink", "ann") == 0
+    assert _subject(database_url, "ann") is None
+    assert _users(monkeypatch, "link", "bob", "a1b2-ann") == 0
+
+
+def _subject(database_url: str, username: str) -> str | None:
+    with Session(get_engine(database_url)) as db:
+        return users.require_user(db, username).oidc_subject

@@ -43,6 +43,7 @@ SECRETS = {
     "WEAVIATE_API_KEY": "weaviate-secret-91ab",
     "SECRET_KEY": "session-secret-5e27",
     "HF_TOKEN": "hf-secret-77f3",
+    "OIDC_CLIENT_SECRET": "oidc-secret-4c1d",
 }
 # Where each secret may go, and only there.
 SECRET_HOLDERS = {
@@ -50,6 +51,7 @@ SECRET_HOLDERS = {
     "WEAVIATE_API_KEY": {"weaviate", "api", "ingest"},
     "SECRET_KEY": {"api"},
     "HF_TOKEN": {"models"},
+    "OIDC_CLIENT_SECRET": {"api"},
 }
 
 

@@ -27,6 +27,7 @@ USED_INDIRECTLY = {
     "types-tqdm": "type stubs for mypy",
     "python-multipart": "FastAPI's form and file uploads",
     "sse-starlette": "the chat's server-sent events (docs/api.md)",
+    "itsdangerous": "signs Starlette's session cookie, which holds an SSO sign-in's state (api/services/oidc.py)",
 }
 
 

@@ -14,6 +14,11 @@ export interface Session {
   csrf_token: string | null;
 }
 
+/** GET /api/auth/config: what the login page offers. */
+export interface AuthConfig {
+  sso: boolean;
+}
+
 export interface Conversation {
   id: number;
   title: string;

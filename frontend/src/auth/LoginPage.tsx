@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from "react";
-import { ApiError } from "../api/client";
+import { useEffect, useState, type FormEvent } from "react";
+import { ApiError, getJson } from "../api/client";
+import type { AuthConfig } from "../api/types";
 import { useSession } from "./session";
 
 export function LoginPage() {
@@ -8,6 +9,13 @@ export function LoginPage() {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState(false);
+
+  useEffect(() => {
+    getJson<AuthConfig>("/api/auth/config")
+      .then((config) => setSso(config.sso))
+      .catch(() => setSso(false));
+  }, []);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -40,6 +48,14 @@ export function LoginPage() {
           Aanmelden
         </button>
       </form>
+      {sso && (
+        <p className="sso">
+          {/* A navigation, not a fetch: the hospital's sign-in page takes over and sends the browser back signed in. */}
+          <a className="button" href="/api/auth/oidc/login">
+            Inloggen met ziekenhuisaccount
+          </a>
+        </p>
+      )}
     </main>
   );
 }
