@@ -10,8 +10,10 @@ only then did verification decide about it. The estimate of a class is
     (accepted + prior_rate · prior_weight) / (tested + prior_weight)
 
 so a class never seen, or not tested within the window, falls back to the prior: a drafter whose nodes stopped
-being verified is tried again once its bad record has left the window. The prior is optimistic, so that a class
-gets tested at all: for a probability class (EAGLE-2's buckets below 1) the top of its range, else `prior_rate`.
+being verified is tried again once its bad record has left the window. The prior is the `fallback` history's rate
+when there is one (the worker's long-run record over earlier answers, so a new answer starts from what this model
+usually achieves here), else optimistic, so that a class gets tested at all: for a probability class (EAGLE-2's
+buckets below 1) the top of its range, else `prior_rate`.
 """
 
 import math
@@ -67,7 +69,9 @@ def node_class(tree: DraftTree, node: int) -> EvidenceClass:
 class AcceptanceHistory:
     """Windowed maximum-likelihood acceptance rates per evidence class, with a prior for unseen classes."""
 
-    def __init__(self, window: int, prior_rate: float, prior_weight: float) -> None:
+    def __init__(
+        self, window: int, prior_rate: float, prior_weight: float, fallback: "AcceptanceHistory | None" = None
+    ) -> None:
         if window < 1 or not 0 <= prior_rate <= 1 or prior_weight <= 0:
             raise ValueError(
                 f"invalid acceptance history: window={window}, prior={prior_rate}×{prior_weight}"
@@ -75,6 +79,7 @@ class AcceptanceHistory:
         self.window = window
         self.prior_rate = prior_rate
         self.prior_weight = prior_weight
+        self.fallback = fallback
         self._steps: deque[StepOutcome] = deque()
         self._tested: Counter[EvidenceClass] = Counter()
         self._accepted: Counter[EvidenceClass] = Counter()
@@ -96,6 +101,8 @@ class AcceptanceHistory:
         return (self._accepted[key] + prior) / (self._tested[key] + self.prior_weight)
 
     def prior(self, key: EvidenceClass) -> float:
+        if self.fallback is not None:
+            return self.fallback.rate(key)
         _, bucket, _ = key
         return min(self.prior_rate, 2.0 ** (bucket + 1))
 

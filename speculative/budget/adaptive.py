@@ -1,7 +1,8 @@
 """The adaptive tree budget: verify, each step, the part of the drafted tree that maximises tokens per second.
 
 For a tree of drafted nodes the expected tokens of a verification forward are 1 (the bonus token) plus the sum of
-the nodes' acceptance probabilities (`AcceptanceHistory`, learnt from this answer's last steps). Verifying the k
+the nodes' acceptance probabilities (`AcceptanceHistory`, learnt from this answer's last steps, starting from the
+long-run record of the earlier answers that a generator's budgets share). Verifying the k
 most probable nodes costs the drafting already done plus the forward of k + 1 rows (`CostModel`, measured on this
 device). The policy keeps the k that maximises expected tokens per second, from 0 (the root alone: a plain decoding
 step, when nothing is likely to be accepted) to every drafted node. Because a node is never more probable than its
@@ -22,6 +23,7 @@ from speculative.engine.tree import DraftTree
 from speculative.engine.verify import VerificationResult
 
 HISTORY_STEPS = 16
+LONG_RUN_STEPS = 512
 PRIOR_RATE = 0.6
 PRIOR_WEIGHT = 2.0
 POOL_MARGIN = 4
@@ -30,15 +32,23 @@ MIN_SPEED_GAIN = 1e-9
 COST_SCALE_SMOOTHING = 0.2
 
 
+def long_run_history() -> AcceptanceHistory:
+    """The record the budgets of one generator share across its answers (one answer decodes at a time)."""
+    return AcceptanceHistory(LONG_RUN_STEPS, PRIOR_RATE, PRIOR_WEIGHT)
+
+
 class AdaptiveTreeBudget:
     """Chooses per step how many drafted nodes to verify, from recent acceptance and the device's cost model."""
 
-    def __init__(self, cost_model: CostModel, max_nodes: int) -> None:
+    def __init__(
+        self, cost_model: CostModel, max_nodes: int, long_run: AcceptanceHistory | None = None
+    ) -> None:
         if max_nodes < 0:
             raise ValueError(f"the adaptive budget's cap must be ≥ 0 nodes, got {max_nodes}")
         self.cost_model = cost_model
         self.max_nodes = max_nodes
-        self.history = AcceptanceHistory(HISTORY_STEPS, PRIOR_RATE, PRIOR_WEIGHT)
+        self.long_run = long_run
+        self.history = AcceptanceHistory(HISTORY_STEPS, PRIOR_RATE, PRIOR_WEIGHT, fallback=long_run)
         self._recent_choices: deque[int] = deque([max_nodes], maxlen=RECENT_CHOICES)
         self._cost_scale = 1.0
 
@@ -56,6 +66,8 @@ class AdaptiveTreeBudget:
 
     def observe(self, result: VerificationResult, verify_seconds: float) -> None:
         self.history.record(result)
+        if self.long_run is not None:
+            self.long_run.record(result)
         predicted = self.cost_model.verify_seconds(result.tree.num_rows)
         if predicted > 0 and verify_seconds > 0:
             self._cost_scale += COST_SCALE_SMOOTHING * (verify_seconds / predicted - self._cost_scale)

@@ -4,7 +4,7 @@ from functools import partial
 
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
-from speculative.budget.adaptive import AdaptiveTreeBudget
+from speculative.budget.adaptive import AdaptiveTreeBudget, long_run_history
 from speculative.budget.base import TreeBudgetFactory
 from speculative.budget.cost_model import CostModel, load_or_measure, model_identity
 from speculative.budget.fixed import FixedTreeBudget, default_tree_nodes
@@ -37,13 +37,14 @@ def tree_nodes(settings: SpeculativeSettings) -> int:
 def budget_factory(
     settings: SpeculativeSettings, policy: TreePolicy, cost_model: CostModel | None
 ) -> TreeBudgetFactory:
-    """Per-request tree budgets of `policy`; the adaptive one is capped by TREE_BUDGET or the measured sizes."""
+    """Per-request tree budgets of `policy`; the adaptive ones share a long-run acceptance record and are capped
+    by TREE_BUDGET or the largest measured tree."""
     if policy == "fixed":
         return partial(FixedTreeBudget, tree_nodes(settings))
     if cost_model is None:
         raise ValueError("the adaptive tree budget needs the device's cost model (load_cost_model)")
     cap = settings.tree_budget if settings.tree_budget is not None else cost_model.max_rows - 1
-    return partial(AdaptiveTreeBudget, cost_model, cap)
+    return partial(AdaptiveTreeBudget, cost_model, cap, long_run_history())
 
 
 def build_generator(
