@@ -11,8 +11,10 @@ parent, the k most probable nodes always form a tree.
 The cost table was measured after a 512-token prefill; the forwards of this request (a longer context, a busy
 machine) may cost more or less, so the table is scaled by a running ratio of observed to predicted forward times.
 
-The drafters' next pool follows the choices: twice the largest recent choice plus a margin, so an answer that is
-not being copied stops paying for deep EAGLE-2 rounds, and the capped pool grows back as acceptance recovers.
+When drafting is a noticeable part of a step (EAGLE-2's head rounds, not CASD's look-ups), the drafters' next pool
+follows the choices: twice the largest recent choice plus a margin, so an answer that is not being copied stops
+paying for deep EAGLE-2 rounds, and the capped pool grows back as acceptance recovers. Cheap drafting always gets
+the whole pool: a long copied branch must not be cut by the caution of the steps before it.
 """
 
 from collections import deque
@@ -30,6 +32,7 @@ POOL_MARGIN = 4
 RECENT_CHOICES = 4
 MIN_SPEED_GAIN = 1e-9
 COST_SCALE_SMOOTHING = 0.2
+CHEAP_DRAFT_SHARE = 0.1
 
 
 def long_run_history() -> AcceptanceHistory:
@@ -51,11 +54,15 @@ class AdaptiveTreeBudget:
         self.history = AcceptanceHistory(HISTORY_STEPS, PRIOR_RATE, PRIOR_WEIGHT, fallback=long_run)
         self._recent_choices: deque[int] = deque([max_nodes], maxlen=RECENT_CHOICES)
         self._cost_scale = 1.0
+        self._draft_is_cheap = True
 
     def nodes_for_next_step(self) -> int:
+        if self._draft_is_cheap:
+            return self.max_nodes
         return min(self.max_nodes, 2 * max(self._recent_choices) + POOL_MARGIN)
 
     def select(self, tree: DraftTree, draft_seconds: float) -> DraftTree:
+        self._draft_is_cheap = draft_seconds < CHEAP_DRAFT_SHARE * self._verify_seconds(1)
         probabilities = self.history.node_probabilities(tree)
         ranked = sorted(range(1, tree.num_rows), key=lambda node: (-probabilities[node], node))
         chosen = self._best_count([probabilities[node] for node in ranked], draft_seconds)

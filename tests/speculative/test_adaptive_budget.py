@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from speculative.budget.acceptance import AcceptanceHistory, evidence_class
-from speculative.budget.adaptive import HISTORY_STEPS, AdaptiveTreeBudget, long_run_history
+from speculative.budget.adaptive import HISTORY_STEPS, POOL_MARGIN, AdaptiveTreeBudget, long_run_history
 from speculative.budget.cost_model import TREE_ROWS, CostModel, load_or_measure, model_identity
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import ROOT, DraftTree
@@ -76,11 +76,13 @@ def test_a_node_is_never_more_likely_than_its_parent_and_siblings_share_their_pa
     assert probabilities[3] < probabilities[1]
 
 
-def run_steps(budget: AdaptiveTreeBudget, match_length: int, accepted: int, steps: int) -> list[int]:
+def run_steps(
+    budget: AdaptiveTreeBudget, match_length: int, accepted: int, steps: int, draft_seconds: float = 0.001
+) -> list[int]:
     """Select, verify (accepting `accepted` nodes) and observe `steps` times; returns the verified sizes."""
     sizes = []
     for _ in range(steps):
-        tree = budget.select(casd_tree(1, list(range(2, 12)), match_length), draft_seconds=0.001)
+        tree = budget.select(casd_tree(1, list(range(2, 12)), match_length), draft_seconds)
         budget.observe(verified(tree, accepted), 0.08)
         sizes.append(tree.num_drafted)
     return sizes
@@ -95,7 +97,16 @@ def test_a_new_answer_tries_its_drafts_then_verifies_the_root_alone_when_nothing
 
     assert sizes[0] > 0
     assert sizes[-4:] == [0, 0, 0, 0]
-    assert budget.nodes_for_next_step() < 63  # drafting shrinks too
+    assert budget.nodes_for_next_step() == 63  # drafting this cheap keeps the whole pool
+
+
+def test_costly_drafting_shrinks_with_the_choices() -> None:
+    budget = AdaptiveTreeBudget(CPU_LIKE, max_nodes=63)
+
+    sizes = run_steps(budget, match_length=1, accepted=0, steps=10, draft_seconds=0.02)
+
+    assert sizes[-4:] == [0, 0, 0, 0]
+    assert budget.nodes_for_next_step() == POOL_MARGIN
 
 
 def test_drafts_are_tried_again_once_their_failures_have_left_the_window() -> None:

@@ -1,12 +1,13 @@
 """EAGLE-2's tree policy: which grown candidates are verified, and how far the tree is grown."""
 
+import math
+
 import pytest
 
 from speculative.eagle.dynamic_tree import (
     ROOT_PARENT,
     CandidateLevel,
     DynamicTreeConfig,
-    SelectedNode,
     select_nodes,
 )
 
@@ -29,14 +30,23 @@ def test_the_best_candidates_by_cumulative_score_are_kept() -> None:
 def test_parents_precede_children_and_point_into_the_selection() -> None:
     selected = select_nodes(_levels(), count=6)
 
-    assert selected == [
-        SelectedNode(10, ROOT_PARENT),
-        SelectedNode(11, ROOT_PARENT),
-        SelectedNode(12, ROOT_PARENT),
-        SelectedNode(13, 0),
-        SelectedNode(14, 0),
-        SelectedNode(15, 3),
+    assert [(node.token, node.parent) for node in selected] == [
+        (10, ROOT_PARENT),
+        (11, ROOT_PARENT),
+        (12, ROOT_PARENT),
+        (13, 0),
+        (14, 0),
+        (15, 3),
     ]
+
+
+def test_each_node_carries_the_heads_probability_of_its_token_given_its_parent() -> None:
+    selected = select_nodes(_levels(), count=6)
+
+    probabilities = {node.token: node.probability for node in selected}
+    assert probabilities[10] == pytest.approx(math.exp(-0.1))
+    assert probabilities[13] == pytest.approx(math.exp(-0.5 - -0.1))
+    assert probabilities[15] == pytest.approx(math.exp(-0.7 - -0.5))
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 3])
@@ -68,7 +78,10 @@ def test_a_child_ranked_above_its_parent_waits_for_it() -> None:
         CandidateLevel(tokens=[12], parents=[1], scores=[-0.05]),
     ]
 
-    assert select_nodes(levels, count=2) == [SelectedNode(10, ROOT_PARENT), SelectedNode(11, ROOT_PARENT)]
+    assert [(node.token, node.parent) for node in select_nodes(levels, count=2)] == [
+        (10, ROOT_PARENT),
+        (11, ROOT_PARENT),
+    ]
 
 
 def test_the_reference_configuration_is_the_default() -> None:
