@@ -66,8 +66,7 @@ async def ask(
     runtime: RuntimeDep,
 ) -> Response:
     """Ask a question in a conversation; the answer streams as server-sent events and is stored as it goes."""
-    db.close()  # signed in; the stream stores through its own short sessions, so hold no connection for its length
-    await run_in_threadpool(storage.check_conversation, runtime.database_url, user, conversation_id)
+    await run_in_threadpool(storage.check_conversation, db, user, conversation_id)
     question = answering.Question(
         conversation_id=conversation_id,
         text=body.question,
