@@ -5,9 +5,9 @@ every unsafe method must also carry the session's CSRF token in `X-CSRF-Token` (
 it); SameSite=Strict is the second fence.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Request, status
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
@@ -39,7 +39,8 @@ _bearer = HTTPBearer(auto_error=False, description="A token from `python -m api 
 _cookie = APIKeyCookie(name=SESSION_COOKIE, auto_error=False, description="Set by POST /api/auth/login.")
 
 
-def get_settings(request: Request) -> ApiSettings:
+async def get_settings(request: Request) -> ApiSettings:
+    """Async, as are the other dependencies that do no I/O: a sync one costs a trip through the thread pool."""
     settings: ApiSettings = request.app.state.settings
     return settings
 
@@ -114,18 +115,18 @@ def current_identity(
 IdentityDep = Annotated[Identity, Depends(current_identity)]
 
 
-def current_user(identity: IdentityDep) -> User:
+async def current_user(identity: IdentityDep) -> User:
     return identity.user
 
 
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def require_role(*roles: Role) -> Callable[[User], User]:
+def require_role(*roles: Role) -> Callable[[User], Coroutine[Any, Any, User]]:
     """A dependency that lets through a user holding any of these roles, and refuses others with 403."""
     names = " of ".join(role.value for role in roles)
 
-    def user_with_role(user: CurrentUser) -> User:
+    async def user_with_role(user: CurrentUser) -> User:
         if not user.has_role(*roles):
             raise HTTPException(status.HTTP_403_FORBIDDEN, f"Geen toegang: hiervoor is de rol {names} nodig.")
         return user

@@ -22,7 +22,15 @@ from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence
 from api.chat.runtime import ChatRuntime
 from api.chat.sources import prompt_chunk, source
 from api.chat.stopping import until_stopped
-from api.chat.workers import Delta, Finished, GenerationRequest, Started, WorkerFailed, WorkerStream
+from api.chat.workers import (
+    Delta,
+    Finished,
+    GenerationRequest,
+    Started,
+    WorkerEvent,
+    WorkerFailed,
+    WorkerStream,
+)
 from api.models import MessageState
 from api.prompting import ANSWER_STOP_STRINGS, build_rag_prompt
 from ingest.retrieval import Retrieval
@@ -64,7 +72,7 @@ class Prepared:
     started: float
     prompt: str | None = None
     stream: WorkerStream | None = None
-    worker_started: float | None = None
+    open_seconds: float = 0.0
 
 
 @dataclass
@@ -76,7 +84,7 @@ class _Ending:
     stop_reason: str | None = None
     method: str | None = None
     worker_stats: dict[str, Any] = field(default_factory=dict)
-    worker_seconds: float = 0.0
+    worker_seconds: float = 0.0  # waiting on the worker: opening the stream and each next event
 
     @property
     def answer(self) -> str:
@@ -117,11 +125,10 @@ async def prepare(runtime: ChatRuntime, question: Question, received: float) -> 
         max_new_tokens=runtime.settings.answer_max_new_tokens,
         deadline_seconds=runtime.settings.answer_deadline_seconds,
     )
-    worker_started = time.perf_counter()
+    opening = time.perf_counter()
     stream = await runtime.pool.open(request)
-    return Prepared(
-        question, MessageState.generating, sources, stats, received, prompt, stream, worker_started
-    )
+    open_seconds = time.perf_counter() - opening
+    return Prepared(question, MessageState.generating, sources, stats, received, prompt, stream, open_seconds)
 
 
 async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
@@ -166,11 +173,11 @@ async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> A
 async def _generated(
     runtime: ChatRuntime, prepared: Prepared, worker: WorkerStream, message_id: int
 ) -> AsyncIterator[dict[str, Any]]:
-    ending = _Ending()
+    ending = _Ending(worker_seconds=prepared.open_seconds)
     stop = runtime.generations.start(message_id)
     try:
         try:
-            async for event in until_stopped(worker.events(), stop):
+            async for event in until_stopped(_waited(worker.events(), ending), stop):
                 if isinstance(event, Started):
                     ending.method = event.method
                 elif isinstance(event, Delta):
@@ -188,7 +195,6 @@ async def _generated(
             ending.state, ending.stop_reason = MessageState.failed, WORKER_FAILED
         if ending.state == MessageState.failed:
             yield _event("error", {"message": WORKER_FAILED_MESSAGE})
-        ending.worker_seconds = time.perf_counter() - (prepared.worker_started or prepared.started)
         stats = await _finish(runtime, prepared, message_id, ending)
         yield _event("done", _done(message_id, ending.state, ending.stop_reason, stats))
     finally:
@@ -197,13 +203,27 @@ async def _generated(
             await worker.aclose()
             if ending.state is None:  # the client went away (the stream was cancelled or closed)
                 ending.state, ending.stop_reason = MessageState.stopped, CLIENT_DISCONNECTED
-                ending.worker_seconds = time.perf_counter() - (prepared.worker_started or prepared.started)
                 await _finish(runtime, prepared, message_id, ending)
+
+
+async def _waited(events: AsyncIterator[WorkerEvent], ending: _Ending) -> AsyncIterator[WorkerEvent]:
+    """The worker's events, adding the time spent waiting for each to the worker's share: the time between them
+    (sending deltas to the client, storing) is the API's own."""
+    while True:
+        waiting = time.perf_counter()
+        try:
+            event = await anext(events)
+        except StopAsyncIteration:
+            return
+        finally:
+            ending.worker_seconds += time.perf_counter() - waiting
+        yield event
 
 
 async def _finish(
     runtime: ChatRuntime, prepared: Prepared, message_id: int, ending: _Ending
 ) -> dict[str, Any]:
+    """Store how the answer ended; the stats for the `done` event, whose timings also count that write."""
     stats = _with_timings(prepared.stats, prepared.started, ending.worker_seconds)
     stats["worker"] = {**stats.get("worker", {}), **ending.worker_stats}
     state = ending.state or MessageState.failed
@@ -217,11 +237,12 @@ async def _finish(
         method=ending.method,
         stats=stats,
     )
-    return stats
+    return _with_timings(stats, prepared.started, ending.worker_seconds)
 
 
 def _with_timings(stats: dict[str, Any], started: float, worker_seconds: float) -> dict[str, Any]:
-    """The stats plus the API's own share of the time: the total less retrieval and the worker's stream."""
+    """The stats plus the API's own share of the time: the total (from the request's arrival, before sign-in)
+    less retrieval (waiting for a slot included) and the time spent waiting on the worker."""
     total = time.perf_counter() - started
     retrieval = float(stats["retrieval"]["seconds"])
     timings = {

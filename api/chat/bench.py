@@ -4,8 +4,9 @@ Everything is real and local: the PDFs are ingested into a temporary embedded in
 `python -m speculative.worker` serves the tiny offline model, `python -m api serve` answers, and N clients ask at
 the same moment, each in its own conversation. Checked: every stream ends with `done` or gets 503 with
 Retry-After, no other 5xx, and every streamed message is in the database in a final state. Measured: the API's own
-share of each answered request — total time less retrieval and the worker's stream — from the server's timings
-in the `done` event and from the client's clock (which adds loopback HTTP and the client itself).
+share of each answered request — total time less retrieval and the time spent waiting on the worker (opening its
+stream, then each next event) — from the server's timings in the `done` event (arrival before sign-in → `done`,
+storing the end included) and from the client's clock (which adds loopback HTTP and the client itself).
 """
 
 import argparse

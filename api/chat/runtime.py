@@ -8,6 +8,8 @@ from typing import Protocol
 import anyio
 import httpx
 from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import State
 
 from api.chat.abstention import AbstentionRule
 from api.chat.settings import ChatSettings
@@ -70,9 +72,16 @@ def pool_from_settings(chat: ChatSettings) -> WorkerPool:
     )
 
 
-def get_chat_runtime(request: Request) -> ChatRuntime:
-    """The app's chat runtime (`app.state.chat`), built from the settings the first time it is needed."""
-    state = request.app.state
+async def get_chat_runtime(request: Request) -> ChatRuntime:
+    """The app's chat runtime (`app.state.chat`), built from the settings the first time it is needed: in a worker
+    thread then (loading the embedder takes seconds), on the event loop once built (no thread-pool trip)."""
+    runtime: ChatRuntime | None = getattr(request.app.state, "chat", None)
+    if runtime is None:
+        runtime = await run_in_threadpool(_built, request.app.state)
+    return runtime
+
+
+def _built(state: State) -> ChatRuntime:
     with _building:
         if getattr(state, "chat", None) is None:
             state.chat = ChatRuntime.from_settings(state.settings, ChatSettings(), IngestSettings())
@@ -80,7 +89,7 @@ def get_chat_runtime(request: Request) -> ChatRuntime:
     return runtime
 
 
-def get_generations(request: Request) -> Generations:
+async def get_generations(request: Request) -> Generations:
     """The registry of running generations. Before the first question of this process nothing can be running, so
     stopping then needs no runtime (building it loads the embedder, which a stop must never wait for)."""
     runtime: ChatRuntime | None = getattr(request.app.state, "chat", None)

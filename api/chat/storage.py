@@ -1,21 +1,27 @@
 """Messages as the chat stores them: created when the question arrives, completed when the stream ends.
 
-Each call is one short transaction of its own (the chat stream outlives the request's database session), run in a
-worker thread by the caller so the event loop never waits on the database.
+Each write is one short transaction of its own (the chat stream outlives the request's database session); every
+call runs in a worker thread, by the caller, so the event loop never waits on the database.
 """
 
 from datetime import UTC, datetime
 from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
 
 from api.models import Conversation, Message, MessageState, User
 from api.services import conversations
 from ingest.database import session_scope
 
 
-def check_conversation(database_url: str, user: User, conversation_id: int) -> None:
-    """`NotFound` unless the conversation exists and is the user's."""
-    with session_scope(database_url) as db:
+def check_conversation(db: Session, user: User, conversation_id: int) -> None:
+    """`NotFound` unless the conversation exists and is the user's; checked in the request's session (sign-in's
+    connection), which is then closed: the stream outlives the request and stores through its own sessions."""
+    try:
         conversations.owned_conversation(db, user, conversation_id)
+    finally:
+        db.close()
 
 
 def check_message(database_url: str, user: User, message_id: int) -> None:
@@ -52,9 +58,7 @@ def create_message(
             finished_at=None if state == MessageState.generating else now,
         )
         db.add(message)
-        conversation = db.get(Conversation, conversation_id)
-        if conversation is not None:
-            conversation.updated_at = now
+        db.execute(update(Conversation).where(Conversation.id == conversation_id).values(updated_at=now))
         db.flush()
         return message.id
 
@@ -69,14 +73,18 @@ def finish_message(
     method: str | None,
     stats: dict[str, Any],
 ) -> None:
-    """Record how the answer ended: the text generated so far, the final state and why."""
+    """Record how the answer ended: the text generated so far, the final state and why (one UPDATE; no row when
+    the conversation was deleted while its answer streamed)."""
     with session_scope(database_url) as db:
-        message = db.get(Message, message_id)
-        if message is None:  # the conversation was deleted while its answer streamed
-            return
-        message.answer = answer
-        message.state = state
-        message.stop_reason = stop_reason
-        message.method = method
-        message.stats = stats
-        message.finished_at = datetime.now(UTC)
+        db.execute(
+            update(Message)
+            .where(Message.id == message_id)
+            .values(
+                answer=answer,
+                state=state,
+                stop_reason=stop_reason,
+                method=method,
+                stats=stats,
+                finished_at=datetime.now(UTC),
+            )
+        )
