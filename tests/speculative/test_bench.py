@@ -12,7 +12,7 @@ import pytest
 from transformers import PreTrainedTokenizerBase
 
 from speculative.bench.cli import method_names, parse_args
-from speculative.bench.methods import HF_GREEDY, build_methods, cut_at_stop_string
+from speculative.bench.methods import HF_GREEDY, build_methods, cut_at_stop_string, engine_method
 from speculative.bench.prompts import BenchPrompt
 from speculative.bench.random_head import write_random_head
 from speculative.bench.report import MethodSummary, markdown_report, summarize, write_reports
@@ -196,7 +196,8 @@ def test_eagle2_methods_with_a_random_head_answer_exactly_as_hf_greedy(
     prompts: list[EncodedPrompt],
 ) -> None:
     head = write_random_head(target.config, tmp_path / "head", seed=0)
-    settings = SpeculativeSettings(_env_file=None, eagle_head=str(head))  # type: ignore[call-arg]
+    # fixed trees: the adaptive policy rightly verifies hardly any of a random head's drafts
+    settings = SpeculativeSettings(_env_file=None, eagle_head=str(head), tree_policy="fixed")  # type: ignore[call-arg]
     names = [HF_GREEDY, "eagle2", "eagle2+casd"]
     methods = build_methods(names, settings, target, smollm2_tokenizer)
 
@@ -223,3 +224,14 @@ def test_the_command_line_takes_every_documented_option() -> None:
     assert (args.model, args.head, args.prompts, args.out) == ("M", "H", "rag:p.jsonl", Path("o"))
     assert (args.max_new_tokens, args.limit, args.runs, args.tree_budget, args.threads) == (64, 5, 2, 12, 1)
     assert args.methods.split(",") == ["hf-greedy", "hf-prompt-lookup", "vanilla", "casd", "casd_prompt"]
+
+
+def test_an_engine_method_may_name_its_tree_policy() -> None:
+    settings = SpeculativeSettings(_env_file=None, tree_budget=None)  # type: ignore[call-arg]
+
+    assert engine_method("casd", settings)[:2] == ("casd", "adaptive")
+    assert engine_method("eagle2+casd@adaptive", settings)[:2] == ("eagle2+casd", "adaptive")
+    method, policy, sixteen = engine_method("casd@16", settings)
+    assert (method, policy, sixteen.tree_budget) == ("casd", "fixed", 16)
+    with pytest.raises(SystemExit, match="unknown tree policy"):
+        engine_method("casd@big", settings)
