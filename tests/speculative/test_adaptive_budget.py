@@ -210,3 +210,12 @@ def test_a_new_answer_starts_from_what_earlier_answers_achieved() -> None:
 
     assert first_step_with_record == [10]
     assert first_step_without[0] < 10
+
+
+def test_a_class_earlier_answers_gave_up_on_is_still_tried_in_a_new_answer() -> None:
+    long_run = long_run_history()
+    run_steps(AdaptiveTreeBudget(CPU_LIKE, 63, long_run), match_length=2, accepted=0, steps=40)
+
+    first_step = run_steps(AdaptiveTreeBudget(CPU_LIKE, 63, long_run), match_length=2, accepted=0, steps=1)
+
+    assert first_step[0] > 0
