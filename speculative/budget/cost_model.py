@@ -72,7 +72,7 @@ class CostModel:
 
 def model_identity(target: TargetModel, model_name: str, attention: str) -> dict[str, str]:
     """Everything a forward's cost depends on; the cache file is named after its digest."""
-    config_digest = hashlib.sha256(target.config.to_json_string(use_diff=False).encode()).hexdigest()[:16]
+    config_digest = hashlib.sha256(_architecture(target).encode()).hexdigest()[:16]
     return {
         "model": model_name,
         "config": config_digest,
@@ -83,6 +83,18 @@ def model_identity(target: TargetModel, model_name: str, attention: str) -> dict
         "prefill_tokens": str(PREFILL_TOKENS),
         "tree_rows": ",".join(map(str, TREE_ROWS)),
     }
+
+
+def _architecture(target: TargetModel) -> str:
+    """The config without its private fields (`_name_or_path` is the folder it was loaded from, which differs
+    between a relative and an absolute model cache) and the transformers version (torch's is in the identity)."""
+    fields = target.config.to_dict()
+    kept = {
+        key: value
+        for key, value in fields.items()
+        if not key.startswith("_") and key != "transformers_version"
+    }
+    return json.dumps(kept, sort_keys=True, default=str)
 
 
 @torch.inference_mode()

@@ -219,3 +219,11 @@ def test_a_class_earlier_answers_gave_up_on_is_still_tried_in_a_new_answer() -> 
     first_step = run_steps(AdaptiveTreeBudget(CPU_LIKE, 63, long_run), match_length=2, accepted=0, steps=1)
 
     assert first_step[0] > 0
+
+
+def test_the_same_model_loaded_from_another_folder_reuses_its_cost_model(tmp_path: Path) -> None:
+    model = tiny_llama(seed=3)
+    here, there = TargetModel(model), TargetModel(tiny_llama(seed=3))
+    there.config._name_or_path = "/elsewhere/tiny-llama"
+
+    assert model_identity(here, "tiny-llama", "sdpa") == model_identity(there, "tiny-llama", "sdpa")
