@@ -18,6 +18,11 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 SUPPORTED_DRIVERS = ("sqlite", "postgresql+psycopg")
+# The API runs blocking database calls on a pool of up to 40 threads. With SQLAlchemy's default pool (5 kept, 10
+# more opened and closed again) a burst of requests opened a new PostgreSQL connection per call past the fifth,
+# 6–27 ms each (measured, docs/benchmarks.md "API load"): keep enough connections for a burst.
+POOL_SIZE = 20
+POOL_OVERFLOW = 20
 
 
 def check_database_url(url: str) -> str:
@@ -43,12 +48,14 @@ def get_engine(url: str) -> Engine:
     """One engine per URL for the process; SQLite gets foreign keys and WAL (readers never block the writer)."""
     parsed = make_url(check_database_url(url))
     if parsed.drivername == "sqlite":
+        pool: dict[str, int] = {}  # an in-memory database lives in one connection: SQLAlchemy keeps just that
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30})
+            pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW}
+        engine = create_engine(url, connect_args={"timeout": 30}, **pool)
         event.listen(engine, "connect", _enable_sqlite_foreign_keys)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
 
 @contextmanager
