@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 RUN_INGESTION_JOBS="false",
             ) as api_url,
         ):
-            streams = asyncio.run(_load(api_url, token, conversations, questions))
+            streams = asyncio.run(_load(api_url, token, conversations, questions, args.rounds))
         lost = _lost_messages(database_url, streams)
     result = _summary(streams, lost, args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -110,22 +110,34 @@ def _user_and_conversations(database_url: str, count: int) -> tuple[str, list[in
         return token, [conversation.id for conversation in conversations]
 
 
-async def _load(api_url: str, token: str, conversations: list[int], questions: list[str]) -> list[Stream]:
+async def _load(
+    api_url: str, token: str, conversations: list[int], questions: list[str], rounds: int
+) -> list[Stream]:
+    """`rounds` bursts one after the other: every conversation asks at the same instant, then again once all
+    have ended (`--streams 1 --rounds 20` measures the API alone, without other requests competing)."""
     headers = {"Authorization": f"Bearer {token}"}
     limits = httpx.Limits(max_connections=None)
+    streams: list[Stream] = []
     async with httpx.AsyncClient(base_url=api_url, headers=headers, timeout=600, limits=limits) as client:
         warm = Stream(questions[0])  # loads the embedder in the API before the clock starts
         await _ask(client, conversations[0], warm, retrieval_only=True)
-        streams = [Stream(questions[n % len(questions)]) for n in range(len(conversations))]
-        start = asyncio.Event()
-        tasks = [
-            asyncio.create_task(_ask(client, conversation, stream, start=start))
-            for conversation, stream in zip(conversations, streams, strict=True)
-        ]
-        await asyncio.sleep(0.1)
-        start.set()
-        await asyncio.gather(*tasks)
+        for round_number in range(rounds):
+            first = round_number * len(conversations)
+            burst = [Stream(questions[(first + n) % len(questions)]) for n in range(len(conversations))]
+            await _burst(client, conversations, burst)
+            streams.extend(burst)
     return streams
+
+
+async def _burst(client: httpx.AsyncClient, conversations: list[int], streams: list[Stream]) -> None:
+    start = asyncio.Event()
+    tasks = [
+        asyncio.create_task(_ask(client, conversation, stream, start=start))
+        for conversation, stream in zip(conversations, streams, strict=True)
+    ]
+    await asyncio.sleep(0.1)
+    start.set()
+    await asyncio.gather(*tasks)
 
 
 async def _ask(
@@ -183,6 +195,7 @@ def _summary(streams: list[Stream], lost: int, args: argparse.Namespace) -> dict
             states[s.done["state"]] = states.get(s.done["state"], 0) + 1
     return {
         "streams": args.streams,
+        "rounds": args.rounds,
         "model": args.model,
         "max_new_tokens": args.max_new_tokens,
         "completed": len(completed),
@@ -198,7 +211,7 @@ def _summary(streams: list[Stream], lost: int, args: argparse.Namespace) -> dict
         "ok": not other
         and lost == 0
         and len(refused) == sum(s.retry_after is not None for s in refused)
-        and len(completed) + len(refused) == args.streams,
+        and len(completed) + len(refused) == args.streams * args.rounds,
     }
 
 
@@ -211,7 +224,7 @@ def _percentiles(values: list[float]) -> dict[str, float] | None:
 
 def _markdown(result: dict[str, Any]) -> str:
     rows = [
-        ("streams", result["streams"]),
+        ("streams × rounds", f"{result['streams']} × {result['rounds']}"),
         ("completed (done event)", f"{result['completed']} {result['states']}"),
         ("answered by the worker", result["generated"]),
         ("503 (with Retry-After)", f"{result['refused_503']} ({result['refused_with_retry_after']})"),
@@ -235,6 +248,7 @@ def _parser() -> argparse.ArgumentParser:
         "--questions", type=Path, default=Path("samples/questions.csv"), help="CSV, 'question'"
     )
     parser.add_argument("--streams", type=int, default=50, help="concurrent chat streams")
+    parser.add_argument("--rounds", type=int, default=1, help="bursts of --streams, one after the other")
     parser.add_argument("--model", default=TINY_GENERATOR, help="the worker's generator")
     parser.add_argument("--max-new-tokens", type=int, default=32, help="the worker's answer cap")
     parser.add_argument("--database-url", help="default: a temporary SQLite file")
