@@ -49,6 +49,9 @@ class ModelState:
     folder: Path
 
 
+REPOSITORY_FILES = "repository files"
+
+
 def provision(specs: Iterable[ModelSpec], cache_dir: Path, verify: bool = False) -> list[ProvisionResult]:
     """Make every model in `specs` ready in `cache_dir`; stop at the first model that cannot be built."""
     with cache_lock(cache_dir):
@@ -86,8 +89,12 @@ def model_status(spec: ModelSpec, cache_dir: Path, verify: bool = False) -> Stat
 
 
 def installed_sources(spec: ModelSpec) -> dict[str, str]:
-    """Distribution → installed version for every package of `spec`; raises ModelPackageMissing."""
-    return {package.distribution: package.version() for package in spec.packages}
+    """Distribution → installed version for every package of `spec` (and the repository files' version, for a
+    model built from them); raises ModelPackageMissing."""
+    sources = {package.distribution: package.version() for package in spec.packages}
+    if spec.files_version is not None:
+        sources[REPOSITORY_FILES] = spec.files_version()
+    return sources
 
 
 def _provision_one(spec: ModelSpec, cache_dir: Path, verify: bool) -> ProvisionResult:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from speculative.eagle.trained import TRAINED_HEADS, install_trained_head
+from speculative.eagle.trained import TRAINED_HEADS, committed_head_version, install_trained_head
 from speculative.models.convert_e5 import convert_e5
 from speculative.models.convert_gguf import convert_gguf
 from speculative.models.errors import UnknownModel
@@ -39,7 +39,9 @@ class ModelSpec:
     """An offline model: its name, the packages it is built from, and the builder that writes its folder.
 
     `build(output, work)` writes the finished folder into `output`, using `work` as scratch space. Bump
-    `converter_version` when a builder's output changes, so existing cache entries are rebuilt.
+    `converter_version` when a builder's output changes, so existing cache entries are rebuilt. A model built
+    from files of this repository rather than packages names their version in `files_version` (a digest), so
+    a cache entry made from older files is rebuilt too.
     """
 
     name: str
@@ -47,6 +49,7 @@ class ModelSpec:
     packages: tuple[SourcePackage, ...]
     build: Builder
     converter_version: int = 1
+    files_version: Callable[[], str] | None = None
 
 
 def build_gemma(output: Path, work: Path) -> None:
@@ -92,7 +95,13 @@ REGISTRY: dict[str, ModelSpec] = {
         ),
         ModelSpec(ALL_MINILM_L6_V2, "embedder (English, fast tests)", (_MINILM,), build_minilm),
         *(
-            ModelSpec(name, "EAGLE-2 draft head (committed file)", (), partial(install_trained_head, name))
+            ModelSpec(
+                name,
+                "EAGLE-2 draft head (committed file)",
+                (),
+                partial(install_trained_head, name),
+                files_version=partial(committed_head_version, name),
+            )
             for name in TRAINED_HEADS
         ),
     )

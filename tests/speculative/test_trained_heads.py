@@ -15,7 +15,7 @@ from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.models.errors import ModelProvisioningError
-from speculative.models.provision import provision
+from speculative.models.provision import Status, model_status, provision
 from speculative.models.registry import REGISTRY
 from speculative.settings import TreePolicy
 from tests.speculative.conftest import GEMMA3, SMOLLM2, ReferenceGreedy, cached_model
@@ -41,6 +41,26 @@ def test_provisioning_installs_a_head_into_the_model_cache_by_name(name: str, tm
 
     assert result.converted and (result.folder / "model.safetensors").is_file()
     assert provision([REGISTRY[name]], tmp_path)[0].converted is False  # no-op when done
+
+
+def test_a_retrained_committed_head_replaces_the_one_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = sorted(TRAINED_HEADS)[0]
+    copy = tmp_path / "heads"
+    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    monkeypatch.setattr("speculative.eagle.trained.HERE", copy)
+    cache = tmp_path / "cache"
+    assert provision([REGISTRY[name]], cache)[0].converted
+    retrained = copy / TRAINED_HEADS[name]
+    (retrained / "training.json").write_text('{"retrained": true}', encoding="utf-8")
+    sums = read_sums(retrained / SUMS_NAME) | {"training.json": sha256(retrained / "training.json")}
+    (retrained / SUMS_NAME).write_text("".join(f"{d}  {f}\n" for f, d in sums.items()), encoding="utf-8")
+
+    assert model_status(REGISTRY[name], cache) is Status.OUTDATED
+    (again,) = provision([REGISTRY[name]], cache)
+    assert again.converted
+    assert (again.folder / "training.json").read_text(encoding="utf-8") == '{"retrained": true}'
 
 
 def test_a_damaged_committed_head_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,10 +1,11 @@
 """Trained EAGLE heads shipped with the code; `make models` installs them into the model cache.
 
-Training a head takes an hour of CPU here and is not bit-reproducible across machines and thread counts, so
-provisioning does not train: each head is committed as a small file (float16 weights, < 5 MB) in its own folder
-with `SHA256SUMS` and `training.json`, which records the exact commands, data, vocabulary and hyperparameters
-that made it (see docs/speculative-engine.md, "Training a head"). Provisioning checks the sums and copies the
-folder into the cache under the head's name, so `EAGLE_HEAD=vraagbaak/eagle2-gemma-3-270m` works offline.
+Training a head takes about 15 minutes of CPU here and is not bit-reproducible across machines and thread
+counts, so provisioning does not train: each head is committed as a small file (float16 weights, < 5 MB) in
+its own folder with `SHA256SUMS` and `training.json`, which records the exact commands, data, vocabulary and
+hyperparameters that made it (see docs/speculative-engine.md, "The committed heads"). Provisioning checks the
+sums and copies the folder into the cache under the head's name, so `EAGLE_HEAD=vraagbaak/eagle2-gemma-3-270m`
+works offline; a cache entry made from older committed files is replaced (its version is the sums' digest).
 """
 
 import hashlib
@@ -36,6 +37,11 @@ def install_trained_head(name: str, output: Path, work: Path | None = None) -> N
                 f"restore it with `git checkout -- {folder}`"
             )
         shutil.copy(path, output / relative)
+
+
+def committed_head_version(name: str) -> str:
+    """The digest of the head's SHA256SUMS: it changes whenever a committed file does."""
+    return sha256(HERE / TRAINED_HEADS[name] / SUMS_NAME)
 
 
 def read_sums(path: Path) -> dict[str, str]:
