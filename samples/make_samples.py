@@ -1072,6 +1072,9 @@ The script reads every PDF back with pypdf and fails if a fact is not on its pag
 * `questions.csv`: `question,relevant_documents`; several file names are separated by `;`. The last
   {n_unanswerable} questions have an empty `relevant_documents`: no sample document answers them.
 * `facts.json`: `[{{"document", "page", "sentence"}}]`, pages 1-based.
+* `head-training-questions.csv` (written by hand, not by this script): 70 more questions about the five
+  procedures and the Dutch long-term care regulation, in `questions.csv`'s format, used only to train the
+  committed Gemma EAGLE head (docs/speculative-engine.md); the evaluation questions stay in `questions.csv`.
 
 ## What the PDFs exercise
 
