@@ -59,7 +59,8 @@ class WorkerService:
             log.exception("the model failed to load")
             self.load_error = f"{type(error).__name__}: {error}"
             return
-        log.info("ready: %s", self.model.describe())
+        description = self.model.describe()  # the cost model's timings stay in /health, out of the log line
+        log.info("ready: %s", {key: value for key, value in description.items() if key != "cost_model"})
 
     def health(self) -> dict[str, Any]:
         queue = {"queue_depth": self.queue.depth, "queue_limit": self.queue.limit}
