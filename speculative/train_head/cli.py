@@ -17,8 +17,8 @@ from speculative.settings import SpeculativeSettings
 from speculative.train_head import heads, shards
 from speculative.train_head.extract import ExtractionPlan, FeatureExtractor
 from speculative.train_head.sources import (
+    read_all_rag_prompts,
     read_documents,
-    read_rag_prompts,
     read_squad_contexts,
     split_held_out,
     write_held_out,
@@ -47,12 +47,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--squad", type=Path, action="append", default=[], help="SQuAD-format JSON (contexts)"
     )
     extract.add_argument("--squad-limit", type=int, help="at most this many paragraphs per --squad file")
-    extract.add_argument("--rag", type=Path, help='RAG prompts, lines {"question": …, "chunks": [...]}')
+    extract.add_argument(
+        "--rag",
+        type=Path,
+        action="append",
+        default=[],
+        help="rendered RAG requests of python -m api.rag_prompts (JSON lines; repeatable)",
+    )
     extract.add_argument(
         "--held-out",
         type=int,
         default=0,
-        help=f"hold out the first N RAG prompts (written to OUT/{HELD_OUT_NAME})",
+        help=f"hold out the first N RAG prompts, in --rag order (written to OUT/{HELD_OUT_NAME})",
     )
     extract.add_argument("--max-length", type=int, default=1024, help="tokens per training sequence")
     extract.add_argument(
@@ -100,7 +106,7 @@ def extract(args: argparse.Namespace) -> int:
     documents = read_documents(args.documents)
     documents += [doc for path in args.squad for doc in read_squad_contexts(path, args.squad_limit)]
     held_out, rag_prompts = (
-        split_held_out(read_rag_prompts(args.rag), args.held_out) if args.rag else ([], [])
+        split_held_out(read_all_rag_prompts(args.rag), args.held_out) if args.rag else ([], [])
     )
     if args.rag:
         write_held_out(held_out, args.out / HELD_OUT_NAME)

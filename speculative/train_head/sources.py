@@ -67,6 +67,22 @@ def read_rag_prompts(path: Path) -> list[RagPrompt]:
     return prompts
 
 
+def read_all_rag_prompts(paths: Sequence[Path]) -> list[RagPrompt]:
+    """The prompts of every file in order. A prompt's id keys its saved answer and the resume, so an id that
+    appears twice (a file given twice, or two files concatenated) is refused: the second prompt would silently
+    get the first one's answer."""
+    prompts = [prompt for path in paths for prompt in read_rag_prompts(path)]
+    seen: set[str] = set()
+    for prompt in prompts:
+        if prompt.source_id in seen:
+            raise SourceError(
+                f"{prompt.source_id}: this prompt id appears twice; give every prompt its own id "
+                "(pass several files with --rag instead of concatenating them)"
+            )
+        seen.add(prompt.source_id)
+    return prompts
+
+
 def split_held_out(prompts: list[RagPrompt], count: int) -> tuple[list[RagPrompt], list[RagPrompt]]:
     """(held out, training): the first `count` prompts are held out, before anything is extracted."""
     if not 0 <= count <= len(prompts):

@@ -26,6 +26,7 @@ from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.train_head import shards
 from speculative.train_head.cli import RunMismatchError, main
+from speculative.train_head.sources import SourceError, read_all_rag_prompts
 from speculative.train_head.train import HeadTrainer, Hyperparameters, TrainingData
 from tests.speculative.conftest import REPO_ROOT, SMOLLM2, ReferenceGreedy, cached_model, tiny_llama
 from tests.speculative.eagle_heads import eagle_settings, saved_random_head
@@ -77,6 +78,27 @@ def rag_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
     return path
+
+
+def test_prompts_of_several_files_keep_their_own_answers_even_with_the_same_ids(
+    rag_file: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "more.jsonl"
+    other.write_bytes(rag_file.read_bytes())
+
+    prompts = read_all_rag_prompts([rag_file, other])
+
+    assert len({prompt.source_id for prompt in prompts}) == 2 * len(QUESTIONS)
+
+
+def test_a_prompt_id_that_appears_twice_is_refused(rag_file: Path, tmp_path: Path) -> None:
+    concatenated = tmp_path / "both.jsonl"
+    concatenated.write_bytes(rag_file.read_bytes() * 2)  # two files of the same ids, joined with cat
+
+    with pytest.raises(SourceError, match="appears twice"):
+        read_all_rag_prompts([concatenated])
+    with pytest.raises(SourceError, match="appears twice"):
+        read_all_rag_prompts([rag_file, rag_file])
 
 
 def extract(model: Path, out: Path, *arguments: str) -> None:
