@@ -1,14 +1,18 @@
-"""Knowing when it does not know: abstain when even the best retrieved chunk matches the question weakly.
+"""Knowing when it does not know: abstain when even the best retrieved chunks match the question weakly.
 
 The fused score cannot decide this: relativeScoreFusion min-max scales each leg per question, so the best hit of
-an unanswerable question still scores near 1. The raw leg scores are not rescaled: the dense leg's cosine
-similarity and the BM25 score of the best chunk say how well the question matches in absolute terms. The
+an unanswerable question still scores near 1. Three signals are not rescaled: the dense leg's cosine similarity
+and the BM25 score of the best chunk, and the share of the question's content words that the retrieved passages
+contain. The last catches the hard case of a procedure that is not indexed while a sibling is ("glucagon dosis
+kind" when only the adult version is there: everything matches but "kind"), and, being a share rather than a
+score, its threshold carries over from one document collection to another where raw BM25 does not. The
 thresholds come from `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know").
 """
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ingest.search.tokens import DUTCH_STOPWORDS, tokenize
 from ingest.search.types import LegScores
 
 NOT_FOUND_MESSAGE = (
@@ -16,17 +20,104 @@ NOT_FOUND_MESSAGE = (
     "komen; controleer ze zelf of stel de vraag anders."
 )
 
+# Words that say what is asked rather than what it is about: a procedure answers "hoe vaak" without either word.
+# Dutch interrogatives, the verbs and quantities of asking, and the shorthand of typed questions.
+QUESTION_WORDS = frozenset(
+    [
+        "wie",
+        "wat",
+        "waar",
+        "wanneer",
+        "welke",
+        "welk",
+        "hoe",
+        "hoeveel",
+        "hoelang",
+        "hoevaak",
+        "waarom",
+        "waarmee",
+        "waarvoor",
+        "mag",
+        "mogen",
+        "moet",
+        "kan",
+        "kunnen",
+        "zal",
+        "laten",
+        "doen",
+        "geven",
+        "krijgen",
+        "gebruiken",
+        "nodig",
+        "best",
+        "lang",
+        "lange",
+        "vaak",
+        "keer",
+        "per",
+        "max",
+        "maximaal",
+        "maximum",
+        "min",
+        "minimaal",
+        "minimum",
+        "tijd",
+        "duur",
+        "eerste",
+        "vanaf",
+        "ok",
+        "ipv",
+        "bv",
+        "ja",
+        "nee",
+    ]
+)
+# A content word found inside a longer document word counts ("alcohol" in "handalcohol"); shorter ones must
+# match whole. Two words sharing their first letters count as one inflected word ("masseren" and "masseer").
+MIN_INSIDE = 4
+SHARED_PREFIX = 5
+
+
+def content_words(question: str) -> list[str]:
+    """The words of the question that name what it is about, each once, in order."""
+    words = dict.fromkeys(tokenize(question))
+    return [w for w in words if len(w) > 1 and w not in DUTCH_STOPWORDS and w not in QUESTION_WORDS]
+
+
+def coverage(question: str, passages: Iterable[str]) -> float | None:
+    """The share of the question's content words that the passages contain (None: the question has none)."""
+    wanted = content_words(question)
+    if not wanted:
+        return None
+    words = {word for passage in passages for word in tokenize(passage)}
+    joined = " ".join(words)
+    prefixes = {word[:SHARED_PREFIX] for word in words if len(word) >= SHARED_PREFIX}
+    found = [
+        word in words
+        or (len(word) >= MIN_INSIDE and word in joined)
+        or (len(word) >= SHARED_PREFIX and word[:SHARED_PREFIX] in prefixes)
+        for word in wanted
+    ]
+    return sum(found) / len(found)
+
 
 @dataclass(frozen=True)
 class Confidence:
-    """The best raw score of each leg among the retrieved chunks (None when no chunk came from that leg)."""
+    """The best raw score of each leg among the retrieved chunks (None when no chunk came from that leg), and the
+    share of the question's content words the retrieved passages hold (None when it has none)."""
 
     dense: float | None
     bm25: float | None
+    coverage: float | None = None
 
     @classmethod
-    def of(cls, legs: Iterable[tuple[LegScores | None, LegScores | None]]) -> "Confidence":
-        """From each chunk's (dense, bm25) leg scores."""
+    def of(
+        cls,
+        legs: Iterable[tuple[LegScores | None, LegScores | None]],
+        question: str = "",
+        passages: Iterable[str] = (),
+    ) -> "Confidence":
+        """From each chunk's (dense, bm25) leg scores, the question and the chunks' titles and passages."""
         dense: list[float] = []
         bm25: list[float] = []
         for vector, keyword in legs:
@@ -34,25 +125,33 @@ class Confidence:
                 dense.append(vector.raw)
             if keyword is not None:
                 bm25.append(keyword.raw)
-        return cls(max(dense, default=None), max(bm25, default=None))
+        return cls(max(dense, default=None), max(bm25, default=None), coverage(question, passages))
 
 
 @dataclass(frozen=True)
 class AbstentionRule:
-    """Answer when the best chunk's cosine reaches `min_dense` or its BM25 score reaches `min_bm25`.
+    """Answer when a leg vouches for the best chunk — its cosine reaches `min_dense` or its BM25 score reaches
+    `min_bm25` — and the passages hold at least `min_coverage` of the question's content words.
 
-    Either leg may vouch for a chunk: a question in the documents' exact words scores high on BM25 even when the
-    small embedder places it poorly, and a paraphrase the other way round. A threshold of None ignores that leg;
-    with both None the chat never abstains.
+    Either leg may vouch: a question in the documents' exact words scores high on BM25 even when the small
+    embedder places it poorly, and a paraphrase the other way round. A threshold of None leaves that signal out
+    (with both leg thresholds None the legs are not asked); with all three None the chat never abstains. A
+    question without content words is not refused for coverage.
     """
 
     min_dense: float | None
     min_bm25: float | None
+    min_coverage: float | None = None
 
     def abstains(self, confidence: Confidence) -> bool:
-        if self.min_dense is None and self.min_bm25 is None:
-            return False
-        return not (_reaches(confidence.dense, self.min_dense) or _reaches(confidence.bm25, self.min_bm25))
+        legs_asked = self.min_dense is not None or self.min_bm25 is not None
+        vouched = _reaches(confidence.dense, self.min_dense) or _reaches(confidence.bm25, self.min_bm25)
+        covered = (
+            self.min_coverage is None
+            or confidence.coverage is None
+            or confidence.coverage >= self.min_coverage
+        )
+        return (legs_asked and not vouched) or not covered
 
 
 def _reaches(value: float | None, threshold: float | None) -> bool:

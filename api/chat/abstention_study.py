@@ -5,12 +5,13 @@ Unanswerable questions are made by leaving documents out: the documents are spli
 XQuAD by Wikipedia article, a PDF folder by file); for each fold the other folds are indexed, the questions about
 the left-out documents are unanswerable and the rest answerable. Questions labelled with no document are
 unanswerable in one fold. Each question is retrieved as the chat retrieves it (hybrid, α and top k of the
-settings, the offline embedder) and its best raw dense cosine and raw BM25 score are recorded. The thresholds
-reported are the strictest that keep false abstention (answerable questions answered "not found") within the
-budget, pooled over all sets given.
+settings, the offline embedder) and its best raw dense cosine, raw BM25 score and the coverage of its content
+words by the retrieved passages are recorded. The thresholds reported are the strictest that keep false
+abstention (answerable questions answered "not found") within the budget, chosen on all sets pooled and on each
+set alone, then applied to every set: a set no threshold was chosen on is a held-out test of the rule.
 
 Data paths are arguments, e.g. `--xquad ../shared/data/xquad/xquad.de.json --csv samples/questions.csv
---documents samples/documents`; per-question scores go to `--out` as CSV.
+--documents samples/documents` (`--csv`/`--documents` pairs repeat); per-question scores go to `--out` as CSV.
 """
 
 import argparse
@@ -62,6 +63,11 @@ class Observation:
     dense: float | None
     bm25: float | None
     fused: float | None
+    coverage: float | None = None
+
+    @property
+    def confidence(self) -> Confidence:
+        return Confidence(self.dense, self.bm25, self.coverage)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -117,7 +123,11 @@ def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings)
                         limit=settings.retrieval_top_k,
                     )
                     relevant = set(query.relevant_documents)
-                    confidence = Confidence.of((hit.vector, hit.keyword) for hit in hits)
+                    confidence = Confidence.of(
+                        ((hit.vector, hit.keyword) for hit in hits),
+                        query.question,
+                        (f"{hit.chunk.title}\n{hit.chunk.chunk}" for hit in hits),
+                    )
                     observations.append(
                         Observation(
                             set=labelled.name,
@@ -128,6 +138,7 @@ def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings)
                             dense=confidence.dense,
                             bm25=confidence.bm25,
                             fused=hits[0].score if hits else None,
+                            coverage=confidence.coverage,
                         )
                     )
             finally:
@@ -156,84 +167,109 @@ def outcome(observations: Sequence[Observation], rule: AbstentionRule) -> Outcom
     )
 
 
-def strictest_rule(
-    observations: Sequence[Observation], budget: float, use_dense: bool, use_bm25: bool
-) -> AbstentionRule:
+@dataclass(frozen=True)
+class Signal:
+    """Which thresholds a rule may set: either leg vouching, and the coverage required besides."""
+
+    name: str
+    dense: bool
+    bm25: bool
+    coverage: bool = False
+
+
+SIGNALS = (
+    Signal("dense cosine", dense=True, bm25=False),
+    Signal("BM25", dense=False, bm25=True),
+    Signal("dense or BM25", dense=True, bm25=True),
+    Signal("coverage", dense=False, bm25=False, coverage=True),
+    Signal("coverage and dense (the chat's default)", dense=True, bm25=False, coverage=True),
+    Signal("coverage and (dense or BM25)", dense=True, bm25=True, coverage=True),
+)
+DEFAULT_SIGNAL = SIGNALS[4]
+
+
+def strictest_rule(observations: Sequence[Observation], budget: float, signal: Signal) -> AbstentionRule:
     """The rule with the most abstention whose false abstention stays within `budget`; ties → fewer FA."""
     answerable = np.array([o.answerable for o in observations])
-    dense_grid = _grid([o.dense for o in observations]) if use_dense else [None]
-    bm25_grid = _grid([o.bm25 for o in observations]) if use_bm25 else [None]
+    dense_grid = _grid([o.dense for o in observations]) if signal.dense else [None]
+    bm25_grid = _grid([o.bm25 for o in observations]) if signal.bm25 else [None]
+    coverage_grid = _grid([o.coverage for o in observations]) if signal.coverage else [None]
     dense_vouches = _vouches([o.dense for o in observations], dense_grid)
     bm25_vouches = _vouches([o.bm25 for o in observations], bm25_grid)
+    uncovered = ~_vouches([o.coverage for o in observations], coverage_grid, absent=True)
+    legs_asked = signal.dense or signal.bm25
     best = AbstentionRule(None, None)
     best_key = (-1.0, 0.0)
-    for d, min_dense in enumerate(dense_grid):
-        abstains = ~(dense_vouches[d][None, :] | bm25_vouches)  # every BM25 threshold at once
-        false_abstention = (
-            abstains[:, answerable].mean(axis=1) if answerable.any() else np.zeros(len(bm25_grid))
-        )
-        abstention = (
-            abstains[:, ~answerable].mean(axis=1) if (~answerable).any() else np.zeros(len(bm25_grid))
-        )
-        for b, min_bm25 in enumerate(bm25_grid):
-            key = (float(abstention[b]), -float(false_abstention[b]))
-            if (min_dense, min_bm25) != (None, None) and false_abstention[b] <= budget and key > best_key:
-                best, best_key = AbstentionRule(min_dense, min_bm25), key
+    for c, min_coverage in enumerate(coverage_grid):
+        for d, min_dense in enumerate(dense_grid):
+            unvouched = (
+                ~(dense_vouches[d][None, :] | bm25_vouches) & legs_asked
+            )  # every BM25 threshold at once
+            abstains = unvouched | uncovered[c][None, :]
+            false_abstention = _rates(abstains, answerable)
+            abstention = _rates(abstains, ~answerable)
+            for b, min_bm25 in enumerate(bm25_grid):
+                rule = AbstentionRule(min_dense, min_bm25, min_coverage)
+                key = (float(abstention[b]), -float(false_abstention[b]))
+                if rule != AbstentionRule(None, None) and false_abstention[b] <= budget and key > best_key:
+                    best, best_key = rule, key
     return best
 
 
-def _vouches(values: Sequence[float | None], grid: Sequence[float | None]) -> NDArray[np.bool_]:
-    """[threshold, observation] → whether the value reaches the threshold (never for None on either side)."""
-    present = np.array([v is not None for v in values])
+def _rates(abstains: NDArray[np.bool_], group: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """[threshold] → the share of the group's observations that each threshold abstains on."""
+    if not group.any():
+        return np.zeros(abstains.shape[0])
+    return np.asarray(abstains[:, group].mean(axis=1), dtype=np.float64)
+
+
+def _vouches(
+    values: Sequence[float | None], grid: Sequence[float | None], absent: bool = False
+) -> NDArray[np.bool_]:
+    """[threshold, observation] → whether the value reaches the threshold. A threshold of None is reached by
+    nothing, or by everything with `absent` (a signal left out); a value of None reaches only with `absent`."""
+    present = np.array([v is not None for v in values], dtype=bool)
     filled = np.array([v if v is not None else -np.inf for v in values], dtype=np.float64)
-    rows = [np.zeros(len(values), dtype=bool) if t is None else present & (filled >= t) for t in grid]
-    return np.array(rows)
+    rows = [
+        np.full(len(values), absent) if t is None else (present & (filled >= t)) | (~present & absent)
+        for t in grid
+    ]
+    return np.array(rows, dtype=bool).reshape(len(grid), len(values))
 
 
 def report(observations: Sequence[Observation], budget: float, settings: IngestSettings) -> str:
-    """A Markdown table: each signal's strictest rule within the budget, per set and pooled."""
+    """Markdown tables: each signal's strictest rule within the budget, chosen on all sets pooled and on each set
+    alone, applied to every set; then the distributions of the signals."""
     sets = sorted({o.set for o in observations})
     lines = [
-        f"False-abstention budget {budget:.0%}; thresholds chosen on all sets pooled "
-        f"(α {settings.retrieval_alpha}, top {settings.retrieval_top_k}, {settings.embedding_model}).",
+        f"False-abstention budget {budget:.0%} (α {settings.retrieval_alpha}, top {settings.retrieval_top_k}, "
+        f"{settings.embedding_model}).",
         "",
-        "| signal | min dense | min BM25 | set | answerable | unanswerable | abstention | false abstention |",
-        "|---|---:|---:|---|---:|---:|---:|---:|",
+        "| signal | chosen on | min dense | min BM25 | min coverage | applied to | answerable | unanswerable "
+        "| abstention | false abstention |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
-    signals = {"dense cosine": (True, False), "BM25": (False, True), "dense or BM25": (True, True)}
-    for signal, (use_dense, use_bm25) in signals.items():
-        rule = strictest_rule(observations, budget, use_dense, use_bm25)
-        for name in [*sets, "all"]:
-            group = [o for o in observations if name in ("all", o.set)]
-            rates = outcome(group, rule)
-            lines.append(
-                f"| {signal} | {_fmt(rule.min_dense)} | {_fmt(rule.min_bm25)} | {name} | {rates.answerable} "
-                f"| {rates.unanswerable} | {rates.abstention:.1%} | {rates.false_abstention:.1%} |"
-            )
-    lines += [
-        "",
-        "Dense or BM25, thresholds chosen on one set alone and applied to each:",
-        "",
-        "| chosen on | min dense | min BM25 | applied to | abstention | false abstention |",
-        "|---|---:|---:|---|---:|---:|",
-    ]
-    for chosen_on in sets:
-        rule = strictest_rule([o for o in observations if o.set == chosen_on], budget, True, True)
-        for name in sets:
-            rates = outcome([o for o in observations if o.set == name], rule)
-            lines.append(
-                f"| {chosen_on} | {_fmt(rule.min_dense)} | {_fmt(rule.min_bm25)} | {name} "
-                f"| {rates.abstention:.1%} | {rates.false_abstention:.1%} |"
-            )
-    lines += ["", "Best raw scores, p10 / p50 / p90:", ""]
-    lines += ["| set | group | dense cosine | BM25 | fused (top 1) |", "|---|---|---|---|---|"]
+    for signal in SIGNALS:
+        for chosen_on in [*sets, "all"] if len(sets) > 1 else sets:
+            chosen = [o for o in observations if chosen_on in ("all", o.set)]
+            rule = strictest_rule(chosen, budget, signal)
+            for name in sets:
+                rates = outcome([o for o in observations if o.set == name], rule)
+                lines.append(
+                    f"| {signal.name} | {chosen_on} | {_fmt(rule.min_dense)} | {_fmt(rule.min_bm25)} "
+                    f"| {_fmt(rule.min_coverage)} | {name} | {rates.answerable} | {rates.unanswerable} "
+                    f"| {rates.abstention:.1%} | {rates.false_abstention:.1%} |"
+                )
+    lines += ["", "Best raw scores and coverage, p10 / p50 / p90:", ""]
+    lines += ["| set | group | dense cosine | BM25 | fused (top 1) | coverage |", "|---|---|---|---|---|---|"]
     for name in sets:
         for answerable in (True, False):
             group = [o for o in observations if o.set == name and o.answerable == answerable]
             label = "answerable" if answerable else "not indexed"
             lines.append(
                 f"| {name} | {label} ({len(group)}) | {_quantiles(o.dense for o in group)} "
-                f"| {_quantiles(o.bm25 for o in group)} | {_quantiles(o.fused for o in group)} |"
+                f"| {_quantiles(o.bm25 for o in group)} | {_quantiles(o.fused for o in group)} "
+                f"| {_quantiles(o.coverage for o in group)} |"
             )
     return "\n".join(lines)
 
@@ -241,7 +277,7 @@ def report(observations: Sequence[Observation], budget: float, settings: IngestS
 def _share(observations: Sequence[Observation], rule: AbstentionRule) -> float:
     if not observations:
         return 0.0
-    return sum(rule.abstains(Confidence(o.dense, o.bm25)) for o in observations) / len(observations)
+    return sum(rule.abstains(o.confidence) for o in observations) / len(observations)
 
 
 def _grid(values: Iterable[float | None]) -> list[float | None]:
@@ -284,14 +320,14 @@ def _sets(args: argparse.Namespace, settings: IngestSettings) -> list[LabelledSe
         sets.append(
             LabelledSet(f"XQuAD ({language})", cleaned.documents, groups, cleaned.queries, args.folds)
         )
-    if args.csv:
-        if args.documents is None:
-            raise SystemExit("--csv needs --documents DIR (the PDFs its questions are about)")
-        folder = read_pdf_folder(args.documents, settings.max_pdf_mb * 1_000_000)
+    if len(args.csv) != len(args.documents):
+        raise SystemExit("each --csv needs its --documents DIR (the PDFs its questions are about), in order")
+    for questions, documents in zip(args.csv, args.documents, strict=True):
+        folder = read_pdf_folder(documents, settings.max_pdf_mb * 1_000_000)
         resolver = DocumentResolver(catalogue(folder.documents))
-        queries = tuple(_resolved(query, resolver) for query in read_queries(args.csv))
+        queries = tuple(_resolved(query, resolver) for query in read_queries(questions))
         groups = {d.source.id: d.source.id for d in folder.documents}
-        name = f"{args.csv.stem} ({args.language})"  # small: each document is left out once
+        name = f"{questions.parent.name}/{questions.stem} ({args.language})"  # small: each document left out once
         sets.append(LabelledSet(name, folder.documents, groups, queries, len(groups)))
     if not sets:
         raise SystemExit("give at least one set: --covid-qa, --xquad or --csv with --documents (or --scores)")
@@ -325,6 +361,7 @@ def _read_rows(path: Path) -> list[Observation]:
                 dense=float(row["dense"]) if row["dense"] else None,
                 bm25=float(row["bm25"]) if row["bm25"] else None,
                 fused=float(row["fused"]) if row["fused"] else None,
+                coverage=float(row["coverage"]) if row.get("coverage") else None,
             )
             for row in csv.DictReader(file)
         ]
@@ -336,8 +373,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--xquad", type=Path, action="append", default=[], help="xquad.LANG.json (repeatable)"
     )
-    parser.add_argument("--csv", type=Path, help="hospital CSV: question,relevant_documents")
-    parser.add_argument("--documents", type=Path, help="folder of the PDFs the --csv questions are about")
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        action="append",
+        default=[],
+        help="hospital CSV: question,relevant_documents (repeatable, each with its --documents)",
+    )
+    parser.add_argument(
+        "--documents",
+        type=Path,
+        action="append",
+        default=[],
+        help="folder of the PDFs the matching --csv questions are about",
+    )
     parser.add_argument("--language", default="nl", help="language of the --csv questions")
     parser.add_argument(
         "--folds",

@@ -103,12 +103,17 @@ async def prepare(runtime: ChatRuntime, question: Question, received: float) -> 
         limiter=runtime.retrieval_slots(),
     )
     retrieval_seconds = time.perf_counter() - retrieval_began
-    confidence = Confidence.of((chunk.dense, chunk.bm25) for chunk in retrieval.chunks)
+    confidence = Confidence.of(
+        ((chunk.dense, chunk.bm25) for chunk in retrieval.chunks),
+        question.text,
+        (f"{chunk.title}\n{chunk.text}" for chunk in retrieval.chunks),
+    )
     stats: dict[str, Any] = {
         "retrieval": {
             "seconds": retrieval_seconds,
             "best_dense": confidence.dense,
             "best_bm25": confidence.bm25,
+            "coverage": confidence.coverage,
             "truncated": retrieval.truncated,
         }
     }

@@ -52,7 +52,8 @@ class ChatRuntime:
 
     @property
     def abstention(self) -> AbstentionRule:
-        return AbstentionRule(self.settings.abstain_min_dense, self.settings.abstain_min_bm25)
+        chat = self.settings
+        return AbstentionRule(chat.abstain_min_dense, chat.abstain_min_bm25, chat.abstain_min_coverage)
 
     @classmethod
     def from_settings(cls, api: ApiSettings, chat: ChatSettings, ingest: IngestSettings) -> "ChatRuntime":

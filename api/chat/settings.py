@@ -6,8 +6,9 @@ from pydantic import AnyHttpUrl, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # From `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know").
-DEFAULT_MIN_DENSE = 0.879
-DEFAULT_MIN_BM25 = 1.968
+DEFAULT_MIN_DENSE = 0.840
+DEFAULT_MIN_BM25: float | None = None
+DEFAULT_MIN_COVERAGE = 0.627
 
 
 class ChatSettings(BaseSettings):
@@ -46,6 +47,13 @@ class ChatSettings(BaseSettings):
         DEFAULT_MIN_BM25,
         description="Answer when the best chunk's raw BM25 score reaches this (unset: the leg cannot vouch).",
     )
+    abstain_min_coverage: float | None = Field(
+        DEFAULT_MIN_COVERAGE,
+        ge=0.0,
+        le=1.0,
+        description="Answer only when the retrieved passages hold this share of the question's content words "
+        "(unset: not asked).",
+    )
 
     @field_validator(
         "retrieval_only",
@@ -53,6 +61,7 @@ class ChatSettings(BaseSettings):
         "answer_deadline_seconds",
         "abstain_min_dense",
         "abstain_min_bm25",
+        "abstain_min_coverage",
         mode="before",
     )
     @classmethod

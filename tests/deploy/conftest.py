@@ -96,6 +96,7 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
             # Always answer (the thresholds were measured for another embedder): this test is about streaming.
             ABSTAIN_MIN_DENSE="0",
             ABSTAIN_MIN_BM25="0",
+            ABSTAIN_MIN_COVERAGE="",
         ) as api_url,
     ):
         yield int(api_url.rsplit(":", 1)[1])

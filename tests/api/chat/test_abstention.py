@@ -1,10 +1,13 @@
-"""Knowing when it does not know: the rule on raw leg scores, and how the study picks its thresholds."""
+"""Knowing when it does not know: the signals (raw leg scores, coverage of the question's content words), the rule
+on them, and how the study picks its thresholds."""
 
 import pytest
 
-from api.chat.abstention import AbstentionRule, Confidence
-from api.chat.abstention_study import Observation, outcome, strictest_rule
+from api.chat.abstention import AbstentionRule, Confidence, content_words, coverage
+from api.chat.abstention_study import SIGNALS, Observation, Signal, outcome, strictest_rule
 from ingest.search.types import LegScores
+
+DENSE_ONLY = Signal("dense", dense=True, bm25=False)
 
 
 def legs(dense: float | None, bm25: float | None) -> tuple[LegScores | None, LegScores | None]:
@@ -19,6 +22,40 @@ def test_confidence_is_the_best_raw_score_of_each_leg_not_the_rescaled_one() -> 
 
     assert confidence == Confidence(dense=0.86, bm25=4.0)
     assert Confidence.of([]) == Confidence(None, None)
+
+
+def test_content_words_leave_out_stopwords_question_words_and_single_letters() -> None:
+    assert content_words("Hoe lang moet ik de handen wrijven met handalcohol? Hoe lang?") == [
+        "handen",
+        "wrijven",
+        "handalcohol",
+    ]
+    assert content_words("insuline s.c. waar prikken") == ["insuline", "prikken"]
+
+
+def test_coverage_finds_words_whole_inside_a_compound_or_inflected() -> None:
+    passage = "Titel: Handhygiëne\nTekst: Wrijf de handalcohol in. Masseer rode huid nooit."
+
+    assert coverage("alcohol", [passage]) == 1.0  # inside "handalcohol"
+    assert coverage("wrijven", [passage]) == 0.0  # "wrijf": a stem whose spelling changes is not bridged
+    assert coverage("rode huid masseren?", [passage]) == 1.0  # "masseren" and "masseer" share "masse"
+    assert coverage("rode huid kind", [passage]) == pytest.approx(2 / 3)
+    assert coverage("hoe vaak?", [passage]) is None  # nothing but question words: nothing to cover
+
+
+def test_a_sibling_procedure_covers_all_but_the_patient_group() -> None:
+    adult = "Titel: Glucagon bij volwassenen\nTekst: De dosis glucagon is 1 mg i.m. bij een ernstige hypo."
+
+    assert coverage("glucagon dosis volwassene", [adult]) == 1.0
+    assert coverage("glucagon dosis kind", [adult]) == pytest.approx(2 / 3)
+    assert coverage("glucagon dosis kind", []) == 0.0
+
+
+def test_short_words_match_only_whole() -> None:
+    assert coverage("inr", ["Titel: Hartklep\nTekst: Controleer de INR wekelijks."]) == 1.0
+    assert (
+        coverage("inr", ["Titel: Insuline\nTekst: De pen is persoonsgebonden en binnen 4 weken op."]) == 0.0
+    )
 
 
 @pytest.mark.parametrize(
@@ -38,10 +75,37 @@ def test_either_leg_may_vouch_for_the_best_chunk(
 
 def test_without_thresholds_the_chat_never_abstains() -> None:
     assert AbstentionRule(None, None).abstains(Confidence(None, None)) is False
+    assert AbstentionRule(None, None, None).abstains(Confidence(0.1, 0.1, 0.0)) is False
 
 
-def observation(answerable: bool, dense: float, bm25: float | None = None) -> Observation:
-    return Observation("set", 0, "q", answerable, answerable, dense, bm25, 1.0)
+@pytest.mark.parametrize(
+    ("dense", "covered", "abstains"),
+    [
+        (0.90, 1.0, False),  # the dense leg vouches and the passages hold the question's words
+        (0.90, 0.5, True),  # close in meaning, but half of what is asked about is not there (a sibling)
+        (0.80, 1.0, True),  # every word is there, yet far in meaning
+        (0.90, None, False),  # a question of question words only is not refused for coverage
+    ],
+)
+def test_coverage_is_required_besides_a_vouching_leg(
+    dense: float, covered: float | None, abstains: bool
+) -> None:
+    rule = AbstentionRule(min_dense=0.85, min_bm25=None, min_coverage=0.6)
+
+    assert rule.abstains(Confidence(dense, None, covered)) is abstains
+
+
+def test_coverage_alone_can_decide() -> None:
+    rule = AbstentionRule(None, None, min_coverage=0.6)
+
+    assert rule.abstains(Confidence(None, None, 0.5)) is True
+    assert rule.abstains(Confidence(None, None, 0.7)) is False
+
+
+def observation(
+    answerable: bool, dense: float, bm25: float | None = None, covered: float | None = None
+) -> Observation:
+    return Observation("set", 0, "q", answerable, answerable, dense, bm25, 1.0, covered)
 
 
 def test_the_study_picks_the_strictest_threshold_whose_false_abstention_stays_within_budget() -> None:
@@ -49,10 +113,28 @@ def test_the_study_picks_the_strictest_threshold_whose_false_abstention_stays_wi
     unanswerable = [observation(False, 0.75 + i / 100) for i in range(10)]  # 0.75 … 0.84
     observations = answerable + unanswerable
 
-    rule = strictest_rule(observations, budget=0.10, use_dense=True, use_bm25=False)
+    rule = strictest_rule(observations, budget=0.10, signal=DENSE_ONLY)
     rates = outcome(observations, rule)
 
     assert rule.min_dense is not None
     assert 0.80 < rule.min_dense <= 0.81  # higher would refuse two answerable questions of ten
     assert rates.false_abstention == pytest.approx(0.10)
     assert rates.abstention == pytest.approx(0.60)
+
+
+def test_the_study_adds_a_coverage_threshold_where_it_refuses_what_the_legs_let_through() -> None:
+    answerable = [observation(True, 0.90, covered=1.0) for _ in range(9)] + [
+        observation(True, 0.90, covered=0.5)
+    ]
+    siblings = [observation(False, 0.90, covered=0.5) for _ in range(5)]  # close in meaning, a word missing
+    far = [observation(False, 0.80, covered=1.0) for _ in range(5)]
+    observations = answerable + siblings + far
+    with_coverage = next(signal for signal in SIGNALS if signal.dense and signal.coverage and not signal.bm25)
+
+    legs_only = strictest_rule(observations, budget=0.10, signal=DENSE_ONLY)
+    both = strictest_rule(observations, budget=0.10, signal=with_coverage)
+
+    assert outcome(observations, legs_only).abstention == pytest.approx(0.5)  # only the far ones
+    assert both.min_coverage is not None and 0.5 < both.min_coverage <= 1.0
+    assert outcome(observations, both).abstention == pytest.approx(1.0)
+    assert outcome(observations, both).false_abstention == pytest.approx(0.1)
