@@ -13,10 +13,12 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,25 +74,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         token, conversations = _user_and_conversations(database_url, args.streams)
         questions = read_questions([args.questions], [])
         worker_settings = {"MAX_NEW_TOKENS": str(args.max_new_tokens), "TORCH_THREADS": "1"}
-        with (
-            worker_process(args.logs / "worker.log", args.model, **worker_settings) as worker_url,
-            api_process(
-                args.logs / "api.log",
-                DATABASE_URL=database_url,
-                INDEX_DIR=str(index_dir),
-                WORKER_URLS=worker_url,
-                UPLOAD_DIR=str(work / "uploads"),
-                REPORT_DIR=str(work / "reports"),
-                RUN_INGESTION_JOBS="false",
-            ) as api_url,
-        ):
-            streams = asyncio.run(_load(api_url, token, conversations, questions, args.rounds))
+        api_cores, other_cores = _cores(args.pin)
+        with ExitStack() as processes:
+            with _on_cores(other_cores):
+                worker_url = processes.enter_context(
+                    worker_process(args.logs / "worker.log", args.model, **worker_settings)
+                )
+            with _on_cores(api_cores):
+                api_url = processes.enter_context(
+                    api_process(
+                        args.logs / "api.log",
+                        DATABASE_URL=database_url,
+                        INDEX_DIR=str(index_dir),
+                        WORKER_URLS=worker_url,
+                        UPLOAD_DIR=str(work / "uploads"),
+                        REPORT_DIR=str(work / "reports"),
+                        RUN_INGESTION_JOBS="false",
+                    )
+                )
+            with _on_cores(other_cores):  # the clients run beside the worker, off the API's core
+                streams = asyncio.run(_load(api_url, token, conversations, questions, args.rounds))
         lost = _lost_messages(database_url, streams)
     result = _summary(streams, lost, args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({**result, "streams": [asdict(s) for s in streams]}, indent=1), "utf-8")
     print(_markdown(result))
     return 0 if result["ok"] else 1
+
+
+def _cores(pin: bool) -> tuple[set[int] | None, set[int] | None]:
+    """With `pin`, the API gets the last core to itself and the worker and the clients share the rest: on a small
+    machine the clients parsing each event otherwise run on the API's core and their time is counted as the
+    API's (in production the clients are browsers on other machines and the worker has a GPU box)."""
+    if not pin:
+        return None, None
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        raise SystemExit("--pin needs at least 2 cores")
+    return {cores[-1]}, set(cores[:-1])
+
+
+@contextmanager
+def _on_cores(cores: set[int] | None) -> Iterator[None]:
+    """Run the block on `cores` (processes started in it inherit them), then return to the cores before."""
+    if cores is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cores)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 def _index(documents: Path, folder: Path) -> Path:
@@ -198,6 +233,7 @@ def _summary(streams: list[Stream], lost: int, args: argparse.Namespace) -> dict
         "rounds": args.rounds,
         "model": args.model,
         "max_new_tokens": args.max_new_tokens,
+        "pinned": args.pin,
         "completed": len(completed),
         "states": states,
         "generated": len(answered),
@@ -225,6 +261,7 @@ def _percentiles(values: list[float]) -> dict[str, float] | None:
 def _markdown(result: dict[str, Any]) -> str:
     rows = [
         ("streams × rounds", f"{result['streams']} × {result['rounds']}"),
+        ("API on a core of its own (--pin)", "yes" if result["pinned"] else "no"),
         ("completed (done event)", f"{result['completed']} {result['states']}"),
         ("answered by the worker", result["generated"]),
         ("503 (with Retry-After)", f"{result['refused_503']} ({result['refused_with_retry_after']})"),
@@ -252,6 +289,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", default=TINY_GENERATOR, help="the worker's generator")
     parser.add_argument("--max-new-tokens", type=int, default=32, help="the worker's answer cap")
     parser.add_argument("--database-url", help="default: a temporary SQLite file")
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the API on a core of its own, the worker and the clients on the others (Linux)",
+    )
     parser.add_argument("--out", type=Path, default=Path("out/bench/api-load.json"))
     parser.add_argument(
         "--logs", type=Path, default=Path("out/bench/logs"), help="the worker's and API's logs"
