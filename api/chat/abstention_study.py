@@ -185,7 +185,6 @@ SIGNALS = (
     Signal("coverage and dense (the chat's default)", dense=True, bm25=False, coverage=True),
     Signal("coverage and (dense or BM25)", dense=True, bm25=True, coverage=True),
 )
-DEFAULT_SIGNAL = SIGNALS[4]
 
 
 def strictest_rule(observations: Sequence[Observation], budget: float, signal: Signal) -> AbstentionRule:
@@ -197,14 +196,14 @@ def strictest_rule(observations: Sequence[Observation], budget: float, signal: S
     dense_vouches = _vouches([o.dense for o in observations], dense_grid)
     bm25_vouches = _vouches([o.bm25 for o in observations], bm25_grid)
     uncovered = ~_vouches([o.coverage for o in observations], coverage_grid, absent=True)
-    legs_asked = signal.dense or signal.bm25
+    bm25_set = np.array([t is not None for t in bm25_grid])
     best = AbstentionRule(None, None)
     best_key = (-1.0, 0.0)
     for c, min_coverage in enumerate(coverage_grid):
         for d, min_dense in enumerate(dense_grid):
-            unvouched = (
-                ~(dense_vouches[d][None, :] | bm25_vouches) & legs_asked
-            )  # every BM25 threshold at once
+            # [BM25 threshold, observation]: no leg vouches, where a leg is asked at all (as AbstentionRule)
+            legs_asked = bm25_set | (min_dense is not None)
+            unvouched = ~(dense_vouches[d][None, :] | bm25_vouches) & legs_asked[:, None]
             abstains = unvouched | uncovered[c][None, :]
             false_abstention = _rates(abstains, answerable)
             abstention = _rates(abstains, ~answerable)
