@@ -181,8 +181,8 @@ SIGNALS = (
     Signal("dense cosine", dense=True, bm25=False),
     Signal("BM25", dense=False, bm25=True),
     Signal("dense or BM25", dense=True, bm25=True),
-    Signal("coverage", dense=False, bm25=False, coverage=True),
-    Signal("coverage and dense (the chat's default)", dense=True, bm25=False, coverage=True),
+    Signal("coverage (the chat's default)", dense=False, bm25=False, coverage=True),
+    Signal("coverage and dense", dense=True, bm25=False, coverage=True),
     Signal("coverage and (dense or BM25)", dense=True, bm25=True, coverage=True),
 )
 
@@ -280,11 +280,13 @@ def _share(observations: Sequence[Observation], rule: AbstentionRule) -> float:
 
 
 def _grid(values: Iterable[float | None]) -> list[float | None]:
-    """Candidate thresholds: None (leg ignored) and 200 quantiles of the observed values."""
+    """Candidate thresholds: None (leg ignored) and 200 quantiles of the observed values, cut (never rounded up)
+    to 4 decimals so that a threshold taken at an observed value (2/3 → 0.6666) is still reached by it."""
     present = np.array([v for v in values if v is not None])
     if present.size == 0:
         return [None]
-    return [None, *sorted({round(float(q), 4) for q in np.quantile(present, np.linspace(0, 1, 201))})]
+    quantiles = np.floor(np.quantile(present, np.linspace(0, 1, 201)) * 10_000) / 10_000
+    return [None, *sorted({float(q) for q in quantiles})]
 
 
 def _quantiles(values: Iterable[float | None]) -> str:

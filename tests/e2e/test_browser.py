@@ -92,8 +92,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     with (
         worker_process(data / "worker.log") as worker,
-        # The dense threshold was measured for the default embedder, not this fast one: coverage alone decides.
-        api_process(data / "api.log", WORKER_URLS=worker, ABSTAIN_MIN_DENSE="", **settings) as api,
+        api_process(data / "api.log", WORKER_URLS=worker, **settings) as api,
     ):
         yield api
 

@@ -138,3 +138,16 @@ def test_the_study_adds_a_coverage_threshold_where_it_refuses_what_the_legs_let_
     assert both.min_coverage is not None and 0.5 < both.min_coverage <= 1.0
     assert outcome(observations, both).abstention == pytest.approx(1.0)
     assert outcome(observations, both).false_abstention == pytest.approx(0.1)
+
+
+def test_a_threshold_taken_at_an_observed_share_is_reached_by_it() -> None:
+    answerable = [observation(True, 0.9, covered=2 / 3) for _ in range(10)]
+    unanswerable = [observation(False, 0.9, covered=1 / 3) for _ in range(10)]
+    coverage_only = next(
+        signal for signal in SIGNALS if signal.coverage and not (signal.dense or signal.bm25)
+    )
+
+    rule = strictest_rule(answerable + unanswerable, budget=0.0, signal=coverage_only)
+
+    assert outcome(answerable + unanswerable, rule).false_abstention == 0.0
+    assert outcome(answerable + unanswerable, rule).abstention == 1.0
