@@ -5,10 +5,8 @@ from typing import Annotated
 from pydantic import AnyHttpUrl, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-# From `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know").
-# The leg thresholds depend on the embedder (its cosines) and the collection (BM25's scale): off unless measured.
-DEFAULT_MIN_DENSE: float | None = None
-DEFAULT_MIN_BM25: float | None = None
+# From `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know"). The leg
+# thresholds (dense, BM25) depend on the embedder and the collection, so they are off unless measured there.
 DEFAULT_MIN_COVERAGE = 0.627
 
 
@@ -41,11 +39,11 @@ class ChatSettings(BaseSettings):
         "unset = each request chooses.",
     )
     abstain_min_dense: float | None = Field(
-        DEFAULT_MIN_DENSE,
+        None,
         description="Answer when the best chunk's raw dense cosine reaches this (unset: the leg cannot vouch).",
     )
     abstain_min_bm25: float | None = Field(
-        DEFAULT_MIN_BM25,
+        None,
         description="Answer when the best chunk's raw BM25 score reaches this (unset: the leg cannot vouch).",
     )
     abstain_min_coverage: float | None = Field(
