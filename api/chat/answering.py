@@ -26,6 +26,7 @@ from api.chat.workers import (
     Delta,
     Finished,
     GenerationRequest,
+    Reservation,
     Started,
     WorkerEvent,
     WorkerFailed,
@@ -72,7 +73,7 @@ class Prepared:
     started: float
     prompt: str | None = None
     stream: WorkerStream | None = None
-    open_seconds: float = 0.0
+    worker_seconds: float = 0.0  # waiting on the workers so far: reserving a place, opening the stream
 
 
 @dataclass
@@ -94,9 +95,28 @@ class _Ending:
 async def prepare(runtime: ChatRuntime, question: Question, received: float) -> Prepared:
     """Retrieve and decide; open a worker stream when the question is to be answered by the model.
 
-    `received` (a `time.perf_counter()` value) is when the request arrived: the timings count from there.
-    Raises `NoWorkerReady` / `GenerationRefused` (from the pool) before anything is stored.
+    `received` (a `time.perf_counter()` value) is when the request arrived: the timings count from there. A place
+    on a worker is reserved before retrieval, so that when the workers are full the request is refused at once
+    instead of after its question was embedded (a "not found" answer then waits too: it is known only after
+    retrieval). Raises `NoWorkerReady` / `GenerationRefused` (from the pool) before anything is stored.
     """
+    reserving = time.perf_counter()
+    reservation = None if question.retrieval_only else await runtime.pool.reserve()
+    reserve_seconds = time.perf_counter() - reserving
+    try:
+        return await _decided(runtime, question, received, reservation, reserve_seconds)
+    finally:
+        if reservation is not None:
+            reservation.release()
+
+
+async def _decided(
+    runtime: ChatRuntime,
+    question: Question,
+    received: float,
+    reservation: Reservation | None,
+    reserve_seconds: float,
+) -> Prepared:
     retrieval_began = time.perf_counter()
     retrieval: Retrieval = await anyio.to_thread.run_sync(
         partial(runtime.retriever.retrieve, question.text, filters=question.filters()),
@@ -121,7 +141,9 @@ async def prepare(runtime: ChatRuntime, question: Question, received: float) -> 
     if question.retrieval_only:
         return Prepared(question, MessageState.retrieval_only, sources, stats, received)
     if not retrieval.chunks or runtime.abstention.abstains(confidence):
-        return Prepared(question, MessageState.not_found, sources, stats, received)
+        return Prepared(
+            question, MessageState.not_found, sources, stats, received, worker_seconds=reserve_seconds
+        )
     prompt = build_rag_prompt(question.text, [prompt_chunk(c) for c in retrieval.chunks], runtime.hospital)
     request = GenerationRequest(
         prompt=prompt,
@@ -131,9 +153,11 @@ async def prepare(runtime: ChatRuntime, question: Question, received: float) -> 
         deadline_seconds=runtime.settings.answer_deadline_seconds,
     )
     opening = time.perf_counter()
-    stream = await runtime.pool.open(request)
-    open_seconds = time.perf_counter() - opening
-    return Prepared(question, MessageState.generating, sources, stats, received, prompt, stream, open_seconds)
+    stream = await runtime.pool.open(request, reservation)
+    worker_seconds = reserve_seconds + time.perf_counter() - opening
+    return Prepared(
+        question, MessageState.generating, sources, stats, received, prompt, stream, worker_seconds
+    )
 
 
 async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
@@ -168,7 +192,7 @@ async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> A
     if prepared.stream is None:
         if not_found:
             yield _event("delta", {"text": NOT_FOUND_MESSAGE})
-        stats = _with_timings(prepared.stats, prepared.started, 0.0)
+        stats = _with_timings(prepared.stats, prepared.started, prepared.worker_seconds)
         yield _event("done", _done(message_id, prepared.state, None, stats))
         return
     async for event in _generated(runtime, prepared, prepared.stream, message_id):
@@ -178,7 +202,7 @@ async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> A
 async def _generated(
     runtime: ChatRuntime, prepared: Prepared, worker: WorkerStream, message_id: int
 ) -> AsyncIterator[dict[str, Any]]:
-    ending = _Ending(worker_seconds=prepared.open_seconds)
+    ending = _Ending(worker_seconds=prepared.worker_seconds)
     stop = runtime.generations.start(message_id)
     try:
         try:

@@ -221,7 +221,7 @@ def _summary(streams: list[Stream], lost: int, args: argparse.Namespace) -> dict
     completed = [s for s in streams if s.status == 200 and s.done is not None]
     refused = [s for s in streams if s.status == 503]
     other = [s for s in streams if s not in completed and s not in refused]
-    answered = [s for s in completed if s.done and s.done["stats"]["timings"]["worker_seconds"] > 0]
+    answered = [s for s in completed if s.done and "worker" in s.done["stats"]]
     server = [s.done["stats"]["timings"]["overhead_seconds"] * 1000 for s in completed if s.done]
     client = [(s.client_overhead or 0.0) * 1000 for s in completed]
     states: dict[str, int] = {}
@@ -244,6 +244,7 @@ def _summary(streams: list[Stream], lost: int, args: argparse.Namespace) -> dict
         "server_overhead_ms": _percentiles(server),
         "client_overhead_ms": _percentiles(client),
         "seconds_p50_p95": _percentiles([s.seconds for s in streams]),
+        "refused_ms": _percentiles([s.seconds * 1000 for s in refused]),
         "ok": not other
         and lost == 0
         and len(refused) == sum(s.retry_after is not None for s in refused)
@@ -270,6 +271,7 @@ def _markdown(result: dict[str, Any]) -> str:
         ("API overhead, server clock (ms p50 / p95 / max)", _triple(result["server_overhead_ms"])),
         ("API overhead, client clock (ms p50 / p95 / max)", _triple(result["client_overhead_ms"])),
         ("whole request (s p50 / p95 / max)", _triple(result["seconds_p50_p95"])),
+        ("time to a 503, client clock (ms p50 / p95 / max)", _triple(result["refused_ms"])),
     ]
     return "\n".join(["| measure | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
 

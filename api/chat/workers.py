@@ -1,9 +1,14 @@
 """The generation workers: pick the least-loaded ready one, stream its answer as typed events (docs/worker.md).
 
 Each worker's `/health` (ready or not, queue depth and limit) is asked at most once per `health_ttl`; between
-asks the pool adds the requests it sent itself, so a burst spreads over the workers instead of piling onto the one
-that looked idle a moment ago. A worker that cannot be reached, answers 503 or is full is skipped; when none is
-left the caller gets `NoWorkerReady` with the seconds to wait, which the route turns into 503 + Retry-After.
+asks the pool adds the requests it holds a place for itself, so a burst spreads over the workers instead of piling
+onto the one that looked idle a moment ago. A worker that cannot be reached, answers 503 or is full is skipped;
+when none is left the caller gets `NoWorkerReady` with the seconds to wait, which the route turns into 503 +
+Retry-After.
+
+The chat reserves its place when a question arrives (`reserve`) and opens the stream once the question is
+retrieved (`Reservation.open`): when the workers are full, a burst is refused before its questions are embedded,
+instead of embedding every question only to refuse most of them.
 """
 
 import asyncio
@@ -94,10 +99,14 @@ class _Worker:
     queue_limit: int | None = None
     model: str | None = None
     checked_at: float = float("-inf")
+    ours_at_check: int = 0  # our requests in flight when the worker last said its queue depth
+    checking: "asyncio.Task[None] | None" = None
 
     def load(self) -> int:
-        """Requests ahead of a new one: the worker's queue as last seen, or ours in flight if that is more."""
-        return max(self.queue_depth, self.in_flight)
+        """Requests ahead of a new one: ours in flight now, plus those of other API processes as last seen (the
+        queue depth beyond ours then), so a burst right after our earlier requests finished is not refused on
+        their account."""
+        return max(0, self.queue_depth - self.ours_at_check) + self.in_flight
 
     def has_room(self) -> bool:
         return self.queue_limit is None or self.load() < self.queue_limit
@@ -134,6 +143,26 @@ class WorkerStream:
         await self.aclose()
 
 
+class Reservation:
+    """A place held on one worker from the question's arrival until `WorkerPool.open` turns it into the answer's
+    stream, or `release` gives it back unused (the question was answered without the model)."""
+
+    def __init__(self, worker: _Worker) -> None:
+        self._worker: _Worker | None = worker
+
+    def take(self) -> _Worker:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            raise RuntimeError("this reservation was already used or released")
+        return worker
+
+    def release(self) -> None:
+        """Give the place back; nothing happens once the stream was opened or the place already given back."""
+        if self._worker is not None:
+            self._worker.in_flight -= 1
+            self._worker = None
+
+
 class WorkerPool:
     """The workers of one deployment, shared by every chat request of the process."""
 
@@ -159,11 +188,22 @@ class WorkerPool:
         await self._refresh()
         return {"ready": sum(w.ready for w in self._workers), "total": len(self._workers)}
 
-    async def open(self, request: GenerationRequest) -> WorkerStream:
-        """A stream from the least-loaded ready worker that accepts the request; `NoWorkerReady` if none does."""
+    async def reserve(self) -> Reservation:
+        """A place on the least-loaded ready worker with room; `NoWorkerReady` if none has room."""
+        candidates = await self._candidates()
+        if not candidates:
+            raise NoWorkerReady(self._retry_after)
+        worker = candidates[0]
+        worker.in_flight += 1
+        return Reservation(worker)
+
+    async def open(self, request: GenerationRequest, reservation: Reservation | None = None) -> WorkerStream:
+        """A stream from the reserved worker (else the least-loaded ready one) or, if it cannot take the request
+        now, from the next least-loaded one with room; `NoWorkerReady` if none does."""
+        worker: _Worker | None = (reservation or await self.reserve()).take()
         retry_after = self._retry_after
-        for worker in await self._candidates():
-            worker.in_flight += 1
+        tried: set[str] = set()
+        while worker is not None:
             try:
                 return await self._connect(worker, request)
             except _Busy as busy:
@@ -171,7 +211,14 @@ class WorkerPool:
             except httpx.HTTPError as error:
                 log.warning("worker %s skipped: %s", worker.url, error)
                 worker.ready = False
+            except BaseException:  # refused (prompt too long) or cancelled: the place is given back
+                worker.in_flight -= 1
+                raise
             worker.in_flight -= 1
+            tried.add(worker.url)
+            worker = next((w for w in await self._candidates() if w.url not in tried), None)
+            if worker is not None:
+                worker.in_flight += 1
         raise NoWorkerReady(retry_after)
 
     async def _candidates(self) -> list[_Worker]:
@@ -180,12 +227,19 @@ class WorkerPool:
         return sorted(ready, key=_Worker.load)
 
     async def _refresh(self) -> None:
+        """Ask the workers whose health is older than the TTL; a request arriving while a worker is being asked
+        waits for that answer rather than act on what was known before it (at start-up: nothing)."""
         now = time.monotonic()
-        stale = [w for w in self._workers if now - w.checked_at >= self._health_ttl]
-        await asyncio.gather(*(self._check(worker, now) for worker in stale))
+        for worker in self._workers:
+            idle = worker.checking is None or worker.checking.done()
+            if idle and now - worker.checked_at >= self._health_ttl:
+                worker.checked_at = now
+                worker.checking = asyncio.create_task(self._check(worker))
+        pending = [w.checking for w in self._workers if w.checking is not None and not w.checking.done()]
+        if pending:
+            await asyncio.shield(asyncio.gather(*pending))
 
-    async def _check(self, worker: _Worker, now: float) -> None:
-        worker.checked_at = now
+    async def _check(self, worker: _Worker) -> None:
         try:
             response = await self._client.get(f"{worker.url}/health", timeout=self._timeout)
             health = response.json() if response.status_code == 200 else {}
@@ -194,6 +248,7 @@ class WorkerPool:
             health = {}
         worker.ready = health.get("status") == "ready"
         worker.queue_depth = int(health.get("queue_depth") or 0)
+        worker.ours_at_check = worker.in_flight
         limit = health.get("queue_limit")
         worker.queue_limit = int(limit) if limit is not None else None
         worker.model = health.get("model")

@@ -7,10 +7,12 @@ from httpx_sse import connect_sse
 
 from api.chat.abstention import NOT_FOUND_MESSAGE
 from api.chat.loopback import free_port
-from api.chat.runtime import ChatRuntime, pool_from_settings
+from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.models import Message, MessageState
 from api.settings import ApiSettings
+from ingest.retrieval import Retrieval
+from ingest.search.types import SearchFilter
 from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.servers import RecordingRelay
 
@@ -193,13 +195,28 @@ def test_the_stop_route_ends_an_answer_in_progress(
     assert (stored.state, stored.answer) == (MessageState.stopped, events[2][1]["text"])
 
 
-def test_with_no_worker_ready_the_answer_is_503_with_retry_after_and_nothing_is_stored(
+class CountingRetriever:
+    """The real retriever, counting the questions it was asked."""
+
+    def __init__(self, retriever: ChatRetriever) -> None:
+        self.retriever = retriever
+        self.asked: list[str] = []
+
+    def retrieve(
+        self, question: str, *, top_k: int | None = None, filters: SearchFilter | None = None
+    ) -> Retrieval:
+        self.asked.append(question)
+        return self.retriever.retrieve(question, top_k=top_k, filters=filters)
+
+
+def test_with_no_worker_ready_the_answer_is_503_with_retry_after_before_retrieval_and_nothing_is_stored(
     chat_runtime: ChatRuntime, clinician: Clinician, api_settings: ApiSettings
 ) -> None:
     nobody_listens = ChatSettings(
         worker_urls=[f"http://127.0.0.1:{free_port()}"], worker_retry_after_seconds=7
     )
     chat_runtime.pool = pool_from_settings(nobody_listens)
+    chat_runtime.retriever = retriever = CountingRetriever(chat_runtime.retriever)
     client, conversation_id = clinician("ann")
 
     response = client.post(f"/api/conversations/{conversation_id}/messages", json={"question": ANSWERABLE})
@@ -207,7 +224,22 @@ def test_with_no_worker_ready_the_answer_is_503_with_retry_after_and_nothing_is_
     assert response.status_code == 503
     assert response.headers["Retry-After"] == "7"
     assert "geen taalmodel beschikbaar" in response.json()["detail"]
+    assert retriever.asked == []  # refused on arrival: a full burst is not embedded only to be refused
     assert stored_messages(api_settings) == []
+
+
+def test_with_no_worker_ready_documents_only_still_answers(
+    chat_runtime: ChatRuntime, clinician: Clinician, api_settings: ApiSettings
+) -> None:
+    chat_runtime.pool = pool_from_settings(ChatSettings(worker_urls=[f"http://127.0.0.1:{free_port()}"]))
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=ANSWERABLE, retrieval_only=True)
+
+    assert events[-1][1]["state"] == "retrieval_only"
+    assert len(events[1][1]["sources"]) == 3
+    [stored] = stored_messages(api_settings)
+    assert stored.state == MessageState.retrieval_only
 
 
 def test_nobody_asks_in_or_stops_in_someone_elses_conversation(

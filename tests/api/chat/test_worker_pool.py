@@ -2,6 +2,7 @@
 with none ready the caller learns how long to wait. Workers here answer over httpx's in-process transport with
 the documented /health and /generate replies (docs/worker.md); the pool itself is real."""
 
+import asyncio
 import json
 from collections.abc import Callable
 
@@ -137,6 +138,99 @@ async def test_a_prompt_too_long_for_the_model_is_refused_without_trying_other_w
 
     assert raised.value.status_code == 413
     assert workers.generated == []
+
+
+async def test_a_reserved_place_counts_as_load_until_it_is_released() -> None:
+    workers = Workers({"only": ready(0, limit=2)})
+    pool = pool_of(workers, health_ttl=60.0)
+
+    first = await pool.reserve()
+    second = await pool.reserve()
+    with pytest.raises(NoWorkerReady):
+        await pool.reserve()
+    first.release()
+    first.release()  # giving a place back twice gives back one
+    third = await pool.reserve()
+
+    with pytest.raises(NoWorkerReady):
+        await pool.reserve()
+    second.release()
+    third.release()
+    assert workers.generated == []
+
+
+async def test_a_reservation_opens_its_stream_on_the_worker_it_reserved() -> None:
+    workers = Workers({"a": ready(0), "b": ready(0)})
+    pool = pool_of(workers, health_ttl=60.0)
+    on_a = await pool.reserve()
+    on_b = await pool.reserve()
+
+    async with await pool.open(GenerationRequest(prompt="twee"), on_b):
+        pass
+    async with await pool.open(GenerationRequest(prompt="een"), on_a):
+        pass
+
+    assert workers.generated == ["b", "a"]
+    with pytest.raises(RuntimeError):
+        await pool.open(GenerationRequest(prompt="nog eens"), on_a)
+
+
+async def test_a_reserved_worker_that_has_filled_up_since_passes_the_request_to_another() -> None:
+    workers = Workers({"a": ready(0), "b": ready(1)})
+    pool = pool_of(workers, health_ttl=60.0)
+    reservation = await pool.reserve()
+    workers.health["a"] = ready(0, busy=True)  # another API process filled it in the meantime
+
+    async with await pool.open(GenerationRequest(prompt="vraag"), reservation):
+        pass
+
+    assert workers.generated == ["b"]
+
+
+async def test_a_burst_arriving_before_the_first_health_answer_waits_for_it() -> None:
+    workers = Workers({"a": ready(0), "b": ready(0)})
+    pool = pool_of(workers, health_ttl=60.0)
+
+    reservations = await asyncio.gather(*(pool.reserve() for _ in range(10)))
+
+    assert len(reservations) == 10
+    assert workers.health_checks == 2  # asked once each, every request waited for the same answers
+
+
+async def test_our_requests_that_ended_since_the_last_health_check_no_longer_count_as_load() -> None:
+    workers = Workers({"only": ready(0, limit=8)})
+    pool = pool_of(workers, health_ttl=0.2)
+    ours = [await pool.reserve() for _ in range(8)]
+    workers.health["only"] = ready(8, limit=8)  # the worker's queue holds our eight
+    await asyncio.sleep(0.25)
+    with pytest.raises(NoWorkerReady):
+        await pool.reserve()  # asks again: full
+
+    for reservation in ours:
+        reservation.release()
+
+    (await pool.reserve()).release()  # within the TTL: the queue seen was ours, and ours have ended
+
+
+async def test_another_api_processs_requests_seen_in_the_queue_count_as_load() -> None:
+    workers = Workers({"only": ready(7, limit=8)})
+    pool = pool_of(workers, health_ttl=60.0)
+
+    first = await pool.reserve()
+    with pytest.raises(NoWorkerReady):
+        await pool.reserve()
+    first.release()
+
+
+async def test_a_refused_prompt_gives_its_place_back() -> None:
+    workers = Workers({"only": ready(0, limit=1, too_long=True)})
+    pool = pool_of(workers, health_ttl=60.0)
+
+    for _ in range(3):
+        with pytest.raises(GenerationRefused):
+            await pool.open(GenerationRequest(prompt="te lang"))
+
+    (await pool.reserve()).release()
 
 
 async def test_an_error_event_or_a_malformed_event_ends_the_stream_as_a_worker_failure() -> None:
