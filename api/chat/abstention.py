@@ -7,11 +7,14 @@ contain. The last catches the hard case of a procedure that is not indexed while
 kind" when only the adult version is there: everything matches but "kind"), and, being a share rather than a
 score, its threshold carries over from one document collection to another where raw BM25 does not. The
 thresholds come from `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know").
+The weighted variants below (IDF weights, the most specific word) are measured there and not used by the rule: on
+the held-out Dutch questions they did worse than the plain share.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ingest.search.bm25 import idf
 from ingest.search.tokens import DUTCH_STOPWORDS, tokenize
 from ingest.search.types import LegScores
 
@@ -84,21 +87,61 @@ def content_words(question: str) -> list[str]:
     return [w for w in words if len(w) > 1 and w not in DUTCH_STOPWORDS and w not in QUESTION_WORDS]
 
 
+class Vocabulary:
+    """The words of some passages, asked whether they hold a content word (whole, inside a longer word, or
+    sharing its first letters) the way coverage counts it."""
+
+    def __init__(self, passages: Iterable[str]) -> None:
+        self.words = {word for passage in passages for word in tokenize(passage)}
+        self._joined = " ".join(self.words)
+        self._prefixes = {word[:SHARED_PREFIX] for word in self.words if len(word) >= SHARED_PREFIX}
+
+    def holds(self, word: str) -> bool:
+        return (
+            word in self.words
+            or (len(word) >= MIN_INSIDE and word in self._joined)
+            or (len(word) >= SHARED_PREFIX and word[:SHARED_PREFIX] in self._prefixes)
+        )
+
+
 def coverage(question: str, passages: Iterable[str]) -> float | None:
     """The share of the question's content words that the passages contain (None: the question has none)."""
+    return weighted_coverage(question, passages, {})
+
+
+def weighted_coverage(question: str, passages: Iterable[str], weights: Mapping[str, float]) -> float | None:
+    """Coverage where each content word counts with its weight (1 for a word `weights` lacks): weighted by how
+    specific a word is, a missing "kind" outweighs a found "patiënt". None: no content words, or no weight."""
     wanted = content_words(question)
     if not wanted:
         return None
-    words = {word for passage in passages for word in tokenize(passage)}
-    joined = " ".join(words)
-    prefixes = {word[:SHARED_PREFIX] for word in words if len(word) >= SHARED_PREFIX}
-    found = [
-        word in words
-        or (len(word) >= MIN_INSIDE and word in joined)
-        or (len(word) >= SHARED_PREFIX and word[:SHARED_PREFIX] in prefixes)
-        for word in wanted
-    ]
-    return sum(found) / len(found)
+    vocabulary = Vocabulary(passages)
+    weight = [weights.get(word, 1.0) for word in wanted]
+    total = sum(weight)
+    if total <= 0:
+        return None
+    return sum(w for word, w in zip(wanted, weight, strict=True) if vocabulary.holds(word)) / total
+
+
+def document_frequencies(words: Iterable[str], chunks: Sequence[Vocabulary]) -> dict[str, int]:
+    """How many chunks hold each word, matched as coverage matches it (so "neonaat" counts the chunks that say
+    "neonaten"): the specificity of a question word in the collection it is asked of."""
+    return {word: sum(chunk.holds(word) for chunk in chunks) for word in dict.fromkeys(words)}
+
+
+def idf_weights(frequencies: Mapping[str, int], chunks: int) -> dict[str, float]:
+    """BM25's inverse document frequency of each word among `chunks` chunks: a word no chunk holds weighs most."""
+    return {word: idf(chunks, holding) for word, holding in frequencies.items()}
+
+
+def most_specific_found(question: str, passages: Iterable[str], weights: Mapping[str, float]) -> bool | None:
+    """Whether the passages hold the question's most specific content word (the highest weight; the first of
+    equals). None: the question has no content words."""
+    wanted = content_words(question)
+    if not wanted:
+        return None
+    specific = max(wanted, key=lambda word: weights.get(word, 1.0))
+    return Vocabulary(passages).holds(specific)
 
 
 @dataclass(frozen=True)

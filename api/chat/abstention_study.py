@@ -6,7 +6,9 @@ XQuAD by Wikipedia article, a PDF folder by file); for each fold the other folds
 the left-out documents are unanswerable and the rest answerable. Questions labelled with no document are
 unanswerable in one fold. Each question is retrieved as the chat retrieves it (hybrid, α and top k of the
 settings, the offline embedder) and its best raw dense cosine, raw BM25 score and the coverage of its content
-words by the retrieved passages are recorded. The thresholds reported are the strictest that keep false
+words by the retrieved passages are recorded, with candidate measures for coverage's place (MEASURES: weighted by
+each word's IDF in the fold's index, the most specific word, the best chunk alone, the words the index knows),
+each with its family in SIGNALS. The thresholds reported are the strictest that keep false
 abstention (answerable questions answered "not found") within the budget, chosen on all sets pooled and on each
 set alone, then applied to every set: a set no threshold was chosen on is a held-out test of the rule.
 
@@ -27,7 +29,17 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from api.chat.abstention import AbstentionRule, Confidence
+from api.chat.abstention import (
+    AbstentionRule,
+    Confidence,
+    Vocabulary,
+    content_words,
+    coverage,
+    document_frequencies,
+    idf_weights,
+    most_specific_found,
+    weighted_coverage,
+)
 from api.evaluation.corpus import CleanedDocument, clean_set, read_pdf_folder
 from api.evaluation.datasets import load_covid_qa, load_xquad
 from api.evaluation.queries import EvalQuery, read_queries
@@ -64,10 +76,40 @@ class Observation:
     bm25: float | None
     fused: float | None
     coverage: float | None = None
+    idf_coverage: float | None = None
+    specific_found: float | None = None
+    top1_coverage: float | None = None
+    known_coverage: float | None = None
+    words: str = ""  # each content word with the chunks of the fold's index holding it, + found / - missing
 
     @property
     def confidence(self) -> Confidence:
-        return Confidence(self.dense, self.bm25, self.coverage)
+        return self.confidence_on("coverage")
+
+    def confidence_on(self, measure: str) -> Confidence:
+        """The legs, and `measure` (one of MEASURES) in the place of coverage."""
+        return Confidence(self.dense, self.bm25, getattr(self, measure))
+
+    @property
+    def coverage_and_specific(self) -> float | None:
+        """Coverage, or 0 when the most specific word is missing: one threshold then asks for both."""
+        if self.coverage is None or self.specific_found is None:
+            return self.coverage
+        return self.coverage if self.specific_found else 0.0
+
+
+# What a rule may threshold in coverage's place (an Observation attribute each): the plain share of content
+# words; the share weighted by each word's IDF in the fold's index; 1/0 whether the highest-IDF word is found;
+# coverage with that word required besides; the share found in the best chunk alone; the share among the words
+# the index holds at all (a word no chunk holds, an abbreviation or a synonym, is left out; none held → 0).
+MEASURES = (
+    "coverage",
+    "idf_coverage",
+    "specific_found",
+    "coverage_and_specific",
+    "top1_coverage",
+    "known_coverage",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,6 +138,10 @@ def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings)
         for document in labelled.documents
     }
     texts = [record.text for chunks in records.values() for record in chunks]
+    vocabularies = {
+        _key(record): Vocabulary([record.text]) for chunks in records.values() for record in chunks
+    }
+    question_words = {word for query in labelled.queries for word in content_words(query.question)}
     log.info("%s: embedding %d chunks of %d documents", labelled.name, len(texts), len(records))
     vectors = dict(zip(_record_keys(records.values()), embedder.embed_passages(texts), strict=True))
     questions = [query.question for query in labelled.queries]
@@ -106,6 +152,10 @@ def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings)
     observations = []
     for fold in range(folds):
         indexed = {doc for doc, group in labelled.groups.items() if fold_of[group] != fold}
+        fold_chunks = [vocabularies[_key(record)] for doc in indexed for record in records[doc]]
+        frequencies = document_frequencies(sorted(question_words), fold_chunks)
+        weights = idf_weights(frequencies, len(fold_chunks))
+        known = {word: 1.0 if holding else 0.0 for word, holding in frequencies.items()}
         with tempfile.TemporaryDirectory(prefix="vraagbaak-abstention-") as folder:
             index = EmbeddedIndex(Path(folder), embedding_model=embedder.model_name)
             try:
@@ -123,11 +173,11 @@ def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings)
                         limit=settings.retrieval_top_k,
                     )
                     relevant = set(query.relevant_documents)
+                    passages = [f"{hit.chunk.title}\n{hit.chunk.chunk}" for hit in hits]
                     confidence = Confidence.of(
-                        ((hit.vector, hit.keyword) for hit in hits),
-                        query.question,
-                        (f"{hit.chunk.title}\n{hit.chunk.chunk}" for hit in hits),
+                        ((hit.vector, hit.keyword) for hit in hits), query.question, passages
                     )
+                    specific = most_specific_found(query.question, passages, weights)
                     observations.append(
                         Observation(
                             set=labelled.name,
@@ -139,6 +189,11 @@ def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings)
                             bm25=confidence.bm25,
                             fused=hits[0].score if hits else None,
                             coverage=confidence.coverage,
+                            idf_coverage=weighted_coverage(query.question, passages, weights),
+                            specific_found=None if specific is None else float(specific),
+                            top1_coverage=coverage(query.question, passages[:1]),
+                            known_coverage=_known_coverage(query.question, passages, known),
+                            words=_words(query.question, passages, frequencies),
                         )
                     )
             finally:
@@ -156,25 +211,31 @@ class Outcome:
     false_abstention: float
 
 
-def outcome(observations: Sequence[Observation], rule: AbstentionRule) -> Outcome:
+def outcome(observations: Sequence[Observation], rule: AbstentionRule, measure: str = "coverage") -> Outcome:
     answerable = [o for o in observations if o.answerable]
     unanswerable = [o for o in observations if not o.answerable]
     return Outcome(
         len(answerable),
         len(unanswerable),
-        _share(unanswerable, rule),
-        _share(answerable, rule),
+        _share(unanswerable, rule, measure),
+        _share(answerable, rule, measure),
     )
 
 
 @dataclass(frozen=True)
 class Signal:
-    """Which thresholds a rule may set: either leg vouching, and the coverage required besides."""
+    """Which thresholds a rule may set: either leg vouching, and the coverage required besides (`measure`:
+    which of MEASURES stands for coverage)."""
 
     name: str
     dense: bool
     bm25: bool
     coverage: bool = False
+    measure: str = "coverage"
+
+    def __post_init__(self) -> None:
+        if self.measure not in MEASURES:
+            raise ValueError(f"unknown measure {self.measure!r}: one of {', '.join(MEASURES)}")
 
 
 SIGNALS = (
@@ -184,6 +245,17 @@ SIGNALS = (
     Signal("coverage (the chat's default)", dense=False, bm25=False, coverage=True),
     Signal("coverage and dense", dense=True, bm25=False, coverage=True),
     Signal("coverage and (dense or BM25)", dense=True, bm25=True, coverage=True),
+    Signal("IDF-weighted coverage", dense=False, bm25=False, coverage=True, measure="idf_coverage"),
+    Signal("most specific word found", dense=False, bm25=False, coverage=True, measure="specific_found"),
+    Signal(
+        "coverage and most specific word",
+        dense=False,
+        bm25=False,
+        coverage=True,
+        measure="coverage_and_specific",
+    ),
+    Signal("coverage of the best chunk", dense=False, bm25=False, coverage=True, measure="top1_coverage"),
+    Signal("coverage of known words", dense=False, bm25=False, coverage=True, measure="known_coverage"),
 )
 
 
@@ -192,10 +264,11 @@ def strictest_rule(observations: Sequence[Observation], budget: float, signal: S
     answerable = np.array([o.answerable for o in observations])
     dense_grid = _grid([o.dense for o in observations]) if signal.dense else [None]
     bm25_grid = _grid([o.bm25 for o in observations]) if signal.bm25 else [None]
-    coverage_grid = _grid([o.coverage for o in observations]) if signal.coverage else [None]
+    measured = [getattr(o, signal.measure) for o in observations]
+    coverage_grid = _grid(measured) if signal.coverage else [None]
     dense_vouches = _vouches([o.dense for o in observations], dense_grid)
     bm25_vouches = _vouches([o.bm25 for o in observations], bm25_grid)
-    uncovered = ~_vouches([o.coverage for o in observations], coverage_grid, absent=True)
+    uncovered = ~_vouches(measured, coverage_grid, absent=True)
     bm25_set = np.array([t is not None for t in bm25_grid])
     best = AbstentionRule(None, None)
     best_key = (-1.0, 0.0)
@@ -253,7 +326,7 @@ def report(observations: Sequence[Observation], budget: float, settings: IngestS
             chosen = [o for o in observations if chosen_on in ("all", o.set)]
             rule = strictest_rule(chosen, budget, signal)
             for name in sets:
-                rates = outcome([o for o in observations if o.set == name], rule)
+                rates = outcome([o for o in observations if o.set == name], rule, signal.measure)
                 lines.append(
                     f"| {signal.name} | {chosen_on} | {_fmt(rule.min_dense)} | {_fmt(rule.min_bm25)} "
                     f"| {_fmt(rule.min_coverage)} | {name} | {rates.answerable} | {rates.unanswerable} "
@@ -273,10 +346,18 @@ def report(observations: Sequence[Observation], budget: float, settings: IngestS
     return "\n".join(lines)
 
 
-def _share(observations: Sequence[Observation], rule: AbstentionRule) -> float:
+def _share(observations: Sequence[Observation], rule: AbstentionRule, measure: str) -> float:
     if not observations:
         return 0.0
-    return sum(rule.abstains(o.confidence) for o in observations) / len(observations)
+    return sum(rule.abstains(o.confidence_on(measure)) for o in observations) / len(observations)
+
+
+def _known_coverage(question: str, passages: Sequence[str], known: dict[str, float]) -> float | None:
+    """Coverage among the content words some chunk of the index holds; 0 when it holds none of them."""
+    if not content_words(question):
+        return None
+    share = weighted_coverage(question, passages, known)
+    return 0.0 if share is None else share
 
 
 def _grid(values: Iterable[float | None]) -> list[float | None]:
@@ -362,10 +443,28 @@ def _read_rows(path: Path) -> list[Observation]:
                 dense=float(row["dense"]) if row["dense"] else None,
                 bm25=float(row["bm25"]) if row["bm25"] else None,
                 fused=float(row["fused"]) if row["fused"] else None,
-                coverage=float(row["coverage"]) if row.get("coverage") else None,
+                coverage=_optional(row.get("coverage")),
+                idf_coverage=_optional(row.get("idf_coverage")),
+                specific_found=_optional(row.get("specific_found")),
+                top1_coverage=_optional(row.get("top1_coverage")),
+                known_coverage=_optional(row.get("known_coverage")),
+                words=row.get("words", ""),
             )
             for row in csv.DictReader(file)
         ]
+
+
+def _words(question: str, passages: Sequence[str], frequencies: dict[str, int]) -> str:
+    """For reading failures: "kind=12- dosis=30+" (chunks holding the word, found in the passages or not)."""
+    vocabulary = Vocabulary(passages)
+    return " ".join(
+        f"{word}={frequencies[word]}{'+' if vocabulary.holds(word) else '-'}"
+        for word in content_words(question)
+    )
+
+
+def _optional(value: str | None) -> float | None:
+    return float(value) if value else None
 
 
 def _parser() -> argparse.ArgumentParser:
