@@ -7,14 +7,12 @@ contain. The last catches the hard case of a procedure that is not indexed while
 kind" when only the adult version is there: everything matches but "kind"), and, being a share rather than a
 score, its threshold carries over from one document collection to another where raw BM25 does not. The
 thresholds come from `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know").
-The weighted variants below (IDF weights, the most specific word) are measured there and not used by the rule: on
-the held-out Dutch questions they did worse than the plain share.
+Weighted variants (`api/chat/abstention_candidates.py`) were measured there and did worse on held-out questions.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ingest.search.bm25 import idf
 from ingest.search.tokens import DUTCH_STOPWORDS, tokenize
 from ingest.search.types import LegScores
 
@@ -106,42 +104,11 @@ class Vocabulary:
 
 def coverage(question: str, passages: Iterable[str]) -> float | None:
     """The share of the question's content words that the passages contain (None: the question has none)."""
-    return weighted_coverage(question, passages, {})
-
-
-def weighted_coverage(question: str, passages: Iterable[str], weights: Mapping[str, float]) -> float | None:
-    """Coverage where each content word counts with its weight (1 for a word `weights` lacks): weighted by how
-    specific a word is, a missing "kind" outweighs a found "patiënt". None: no content words, or no weight."""
     wanted = content_words(question)
     if not wanted:
         return None
     vocabulary = Vocabulary(passages)
-    weight = [weights.get(word, 1.0) for word in wanted]
-    total = sum(weight)
-    if total <= 0:
-        return None
-    return sum(w for word, w in zip(wanted, weight, strict=True) if vocabulary.holds(word)) / total
-
-
-def document_frequencies(words: Iterable[str], chunks: Sequence[Vocabulary]) -> dict[str, int]:
-    """How many chunks hold each word, matched as coverage matches it (so "neonaat" counts the chunks that say
-    "neonaten"): the specificity of a question word in the collection it is asked of."""
-    return {word: sum(chunk.holds(word) for chunk in chunks) for word in dict.fromkeys(words)}
-
-
-def idf_weights(frequencies: Mapping[str, int], chunks: int) -> dict[str, float]:
-    """BM25's inverse document frequency of each word among `chunks` chunks: a word no chunk holds weighs most."""
-    return {word: idf(chunks, holding) for word, holding in frequencies.items()}
-
-
-def most_specific_found(question: str, passages: Iterable[str], weights: Mapping[str, float]) -> bool | None:
-    """Whether the passages hold the question's most specific content word (the highest weight; the first of
-    equals). None: the question has no content words."""
-    wanted = content_words(question)
-    if not wanted:
-        return None
-    specific = max(wanted, key=lambda word: weights.get(word, 1.0))
-    return Vocabulary(passages).holds(specific)
+    return sum(vocabulary.holds(word) for word in wanted) / len(wanted)
 
 
 @dataclass(frozen=True)

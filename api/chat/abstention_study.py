@@ -29,12 +29,8 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from api.chat.abstention import (
-    AbstentionRule,
-    Confidence,
-    Vocabulary,
-    content_words,
-    coverage,
+from api.chat.abstention import AbstentionRule, Confidence, Vocabulary, content_words, coverage
+from api.chat.abstention_candidates import (
     document_frequencies,
     idf_weights,
     most_specific_found,

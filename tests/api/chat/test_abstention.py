@@ -3,17 +3,7 @@ on them, and how the study picks its thresholds."""
 
 import pytest
 
-from api.chat.abstention import (
-    AbstentionRule,
-    Confidence,
-    Vocabulary,
-    content_words,
-    coverage,
-    document_frequencies,
-    idf_weights,
-    most_specific_found,
-    weighted_coverage,
-)
+from api.chat.abstention import AbstentionRule, Confidence, content_words, coverage
 from api.chat.abstention_study import SIGNALS, Observation, Signal, outcome, strictest_rule
 from ingest.search.types import LegScores
 
@@ -66,45 +56,6 @@ def test_short_words_match_only_whole() -> None:
     assert (
         coverage("inr", ["Titel: Insuline\nTekst: De pen is persoonsgebonden en binnen 4 weken op."]) == 0.0
     )
-
-
-CHUNKS = [
-    Vocabulary(["Titel: Transfusie bij neonaten\nTekst: Bij neonaten geldt de kruisproef 72 uur."]),
-    Vocabulary(["Titel: Transfusie bij volwassenen\nTekst: De kruisproef van de patiënt geldt 72 uur."]),
-    Vocabulary(["Titel: Valpreventie\nTekst: Zet de bedrails omhoog bij de patiënt."]),
-]
-
-
-def test_a_word_is_as_frequent_as_the_chunks_that_hold_it_the_way_coverage_matches() -> None:
-    frequencies = document_frequencies(["kruisproef", "neonaat", "patiënt", "pcm"], CHUNKS)
-
-    assert frequencies == {"kruisproef": 2, "neonaat": 1, "patiënt": 2, "pcm": 0}  # "neonaat" ~ "neonaten"
-
-
-def test_a_rare_word_weighs_more_than_a_common_one_and_an_unknown_word_most() -> None:
-    weights = idf_weights({"kruisproef": 2, "neonaat": 1, "pcm": 0}, chunks=3)
-
-    assert weights["pcm"] > weights["neonaat"] > weights["kruisproef"] > 0
-
-
-def test_weighted_coverage_counts_a_missing_specific_word_more_than_a_found_common_one() -> None:
-    adult = "Titel: Transfusie bij volwassenen\nTekst: De kruisproef van de patiënt geldt 72 uur."
-    weights = {"kruisproef": 0.5, "patiënt": 0.5, "neonaat": 2.0}
-
-    assert coverage("kruisproef patiënt neonaat", [adult]) == pytest.approx(2 / 3)
-    assert weighted_coverage("kruisproef patiënt neonaat", [adult], weights) == pytest.approx(1 / 3)
-    assert weighted_coverage("kruisproef patiënt neonaat", [adult], {}) == pytest.approx(2 / 3)  # unweighted
-    assert weighted_coverage("hoe vaak?", [adult], weights) is None
-    assert weighted_coverage("pcm", [adult], {"pcm": 0.0}) is None  # no weight: nothing to cover
-
-
-def test_the_most_specific_word_is_the_heaviest_and_the_first_of_equals() -> None:
-    adult = "Titel: Transfusie bij volwassenen\nTekst: De kruisproef van de patiënt geldt 72 uur."
-
-    assert most_specific_found("kruisproef neonaat", [adult], {"kruisproef": 0.5, "neonaat": 2.0}) is False
-    assert most_specific_found("kruisproef neonaat", [adult], {"kruisproef": 2.0, "neonaat": 0.5}) is True
-    assert most_specific_found("kruisproef neonaat", [adult], {}) is True  # equals: the first
-    assert most_specific_found("hoe vaak?", [adult], {}) is None
 
 
 @pytest.mark.parametrize(
