@@ -10,11 +10,9 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import anyio
-import anyio.to_thread
 from starlette.concurrency import run_in_threadpool
 
 from api.chat import storage
@@ -34,7 +32,6 @@ from api.chat.workers import (
 )
 from api.models import MessageState
 from api.prompting import ANSWER_STOP_STRINGS, build_rag_prompt
-from ingest.retrieval import Retrieval
 from ingest.search.types import SearchFilter
 
 log = logging.getLogger(__name__)
@@ -118,10 +115,7 @@ async def _decided(
     reserve_seconds: float,
 ) -> Prepared:
     retrieval_began = time.perf_counter()
-    retrieval: Retrieval = await anyio.to_thread.run_sync(
-        partial(runtime.retriever.retrieve, question.text, filters=question.filters()),
-        limiter=runtime.retrieval_slots(),
-    )
+    retrieval = await runtime.retrieve(question.text, question.filters())
     retrieval_seconds = time.perf_counter() - retrieval_began
     confidence = Confidence.of(
         ((chunk.dense, chunk.bm25) for chunk in retrieval.chunks),
