@@ -6,9 +6,9 @@ onto the one that looked idle a moment ago. A worker that cannot be reached, ans
 when none is left the caller gets `NoWorkerReady` with the seconds to wait, which the route turns into 503 +
 Retry-After.
 
-The chat reserves its place when a question arrives (`reserve`) and opens the stream once the question is
-retrieved (`Reservation.open`): when the workers are full, a burst is refused before its questions are embedded,
-instead of embedding every question only to refuse most of them.
+The chat reserves its place when a question arrives (`reserve`) and opens the stream on it once the question is
+retrieved (`open(request, reservation)`): when the workers are full, a burst is refused before its questions are
+embedded, instead of embedding every question only to refuse most of them.
 """
 
 import asyncio
@@ -100,7 +100,7 @@ class _Worker:
     model: str | None = None
     checked_at: float = float("-inf")
     ours_at_check: int = 0  # our requests in flight when the worker last said its queue depth
-    checking: "asyncio.Task[None] | None" = None
+    checking: asyncio.Task[None] | None = None
 
     def load(self) -> int:
         """Requests ahead of a new one: ours in flight now, plus those of other API processes as last seen (the
