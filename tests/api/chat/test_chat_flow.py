@@ -256,6 +256,20 @@ def test_nobody_asks_in_or_stops_in_someone_elses_conversation(
     assert stored_messages(api_settings) == []
 
 
+def test_questions_refused_for_someone_elses_conversation_take_no_place_on_the_worker(
+    clinician: Clinician, api_settings: ApiSettings
+) -> None:
+    _, anns_conversation = clinician("ann")
+    bob, bobs_conversation = clinician("bob")
+    for _ in range(12):  # more than the worker's queue holds
+        refused = bob.post(f"/api/conversations/{anns_conversation}/messages", json={"question": ANSWERABLE})
+        assert refused.status_code == 404
+
+    events = ask(bob, bobs_conversation, question=ANSWERABLE)
+
+    assert events[-1][1]["state"] == "answered"
+
+
 def wait_until_final(api_settings: ApiSettings, timeout: float = 30) -> Message:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
