@@ -239,9 +239,8 @@ def test_an_engine_method_may_name_its_tree_policy() -> None:
 
 
 def test_the_recorded_command_reproduces_the_run_quoted_for_a_shell() -> None:
-    assert command_line("speculative.bench", ["--model", "M", "--out", "out dir"]) == (
-        "python -m speculative.bench --model M --out 'out dir'"
-    )
-    assert (
-        command_line("speculative.worker.bench", []) == "python -m speculative.worker.bench"
-    )  # not sys.argv
+    quoted = command_line("speculative.bench", ["--model", "M", "--out", "out dir"])
+    without = command_line("speculative.worker.bench", [])  # no arguments given, not this process's
+
+    assert quoted == "python -m speculative.bench --model M --out 'out dir'"
+    assert without == "python -m speculative.worker.bench"
