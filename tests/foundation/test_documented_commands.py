@@ -94,7 +94,7 @@ def test_the_documents_show_commands_of_each_package() -> None:
     """The extraction finds what it looks for: were the pattern to break, the test below would pass on nothing."""
     modules = {command[0].split(".")[0] for command in COMMANDS}
 
-    assert modules == {"api", "ingest", "speculative"}
+    assert {"api", "ingest", "speculative"} <= modules
     assert ("api", "users", "add") in COMMANDS
 
 
