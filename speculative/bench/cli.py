@@ -2,7 +2,6 @@
 
 import argparse
 import os
-import shlex
 import statistics
 import sys
 from collections.abc import Sequence
@@ -14,6 +13,7 @@ import transformers
 
 from speculative.bench.methods import HF_GREEDY, PEER_METHODS, build_methods
 from speculative.bench.prompts import SPEC_BENCH_CATEGORIES, load_prompt_set
+from speculative.bench.recording import command_line
 from speculative.bench.report import markdown_report, summarize, write_reports
 from speculative.bench.runner import EncodedPrompt, encode_prompts, run_benchmark
 from speculative.budget.cost_model import CostModel
@@ -104,9 +104,8 @@ def describe_setup(
     cost_model: CostModel,
 ) -> dict[str, Any]:
     """Everything needed to reproduce and judge the figures: command, settings, versions, machine load."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
     return {
-        "command": shlex.join(["python", "-m", "speculative.bench", *arguments]),
+        "command": command_line("speculative.bench", argv),
         "model": args.model,
         "head": args.head,
         "prompt_set": args.prompts,

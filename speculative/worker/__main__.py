@@ -1,6 +1,9 @@
-"""`python -m speculative.worker`: serve the configured model on WORKER_HOST:WORKER_PORT."""
+"""`python -m speculative.worker`: serve the configured model on WORKER_HOST:WORKER_PORT (settings from the
+environment, see .env.example)."""
 
+import argparse
 import logging
+from collections.abc import Sequence
 
 import uvicorn
 
@@ -9,7 +12,9 @@ from speculative.settings import SpeculativeSettings
 from speculative.worker.app import create_app
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    # No options: the parser gives `--help` and refuses a stray argument instead of starting a server.
+    argparse.ArgumentParser(prog="python -m speculative.worker", description=__doc__).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = SpeculativeSettings()
     exit_unless_loadable(

@@ -10,7 +10,6 @@ each request must complete or get 503, none may be lost, and the queue wait is r
 
 import argparse
 import json
-import shlex
 import statistics
 import sys
 import threading
@@ -27,6 +26,7 @@ import torch
 from httpx_sse import connect_sse
 
 from speculative.bench.prompts import BenchPrompt, load_prompt_set
+from speculative.bench.recording import command_line
 from speculative.settings import SpeculativeSettings
 from speculative.worker.model import LoadedModel
 from speculative.worker.process import LocalWorker
@@ -235,9 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with httpx.Client(base_url=worker.url, timeout=None) as client:
             timings = side_by_side(model, client, prompts, args)
         concurrency = burst(worker.url, prompts, args)
-    arguments = list(sys.argv[1:] if argv is None else argv)
     report = {
-        "command": shlex.join(["python", "-m", "speculative.worker.bench", *arguments]),
+        "command": command_line("speculative.worker.bench", argv),
         "model": args.model,
         "method": args.method,
         "prompts": len(prompts),

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.chat.loopback import api_process, worker_process
+from api.bench.loopback import api_process, worker_process
 from speculative.models.registry import ALL_MINILM_L6_V2
 from tests.deploy.nginx_site import NginxSite
 from tests.deploy.servers import UPLOAD_LIMIT_MB, start_nginx

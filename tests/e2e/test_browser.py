@@ -13,7 +13,7 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from api.chat.loopback import REPO_ROOT, api_process, worker_process
+from api.bench.loopback import REPO_ROOT, api_process, worker_process
 
 FRONTEND = REPO_ROOT / "frontend"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

@@ -15,6 +15,7 @@ from speculative.bench.cli import method_names, parse_args
 from speculative.bench.methods import HF_GREEDY, build_methods, cut_at_stop_string, engine_method
 from speculative.bench.prompts import BenchPrompt
 from speculative.bench.random_head import write_random_head
+from speculative.bench.recording import command_line
 from speculative.bench.report import MethodSummary, markdown_report, summarize, write_reports
 from speculative.bench.runner import EncodedPrompt, Record, encode_prompts, rotated, run_benchmark
 from speculative.engine.target import TargetModel
@@ -235,3 +236,11 @@ def test_an_engine_method_may_name_its_tree_policy() -> None:
     assert (method, policy, sixteen.tree_budget) == ("casd", "fixed", 16)
     with pytest.raises(SystemExit, match="unknown tree policy"):
         engine_method("casd@big", settings)
+
+
+def test_the_recorded_command_reproduces_the_run_quoted_for_a_shell() -> None:
+    quoted = command_line("speculative.bench", ["--model", "M", "--out", "out dir"])
+    without = command_line("speculative.worker.bench", [])  # no arguments given, not this process's
+
+    assert quoted == "python -m speculative.bench --model M --out 'out dir'"
+    assert without == "python -m speculative.worker.bench"

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.app import create_app
-from api.chat.loopback import worker_process
+from api.bench.loopback import worker_process
 from api.chat.runtime import ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.models import Conversation, Message, Role

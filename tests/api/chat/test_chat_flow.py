@@ -5,8 +5,8 @@ import time
 
 from httpx_sse import connect_sse
 
+from api.bench.loopback import free_port
 from api.chat.abstention import NOT_FOUND_MESSAGE
-from api.chat.loopback import free_port
 from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.models import Message, MessageState

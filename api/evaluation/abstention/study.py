@@ -1,4 +1,4 @@
-"""`python -m api.chat.abstention_study`: how well raw retrieval scores separate answerable questions from
+"""`python -m api.evaluation.abstention.study`: how well raw retrieval scores separate answerable questions from
 questions whose documents are not indexed, and which thresholds the chat's "not found" should use.
 
 Unanswerable questions are made by leaving documents out: the documents are split into folds (COVID-QA by article,
@@ -30,7 +30,7 @@ import torch
 from numpy.typing import NDArray
 
 from api.chat.abstention import AbstentionRule, Confidence, Vocabulary, content_words, coverage
-from api.chat.abstention_candidates import (
+from api.evaluation.abstention.candidates import (
     document_frequencies,
     idf_weights,
     most_specific_found,
@@ -47,7 +47,7 @@ from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
 
-log = logging.getLogger("api.chat.abstention_study")
+log = logging.getLogger("api.evaluation.abstention.study")
 
 
 @dataclass(frozen=True)
@@ -464,7 +464,7 @@ def _optional(value: str | None) -> float | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m api.chat.abstention_study", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m api.evaluation.abstention.study", description=__doc__)
     parser.add_argument("--covid-qa", type=Path, help="COVID-QA's 200423_covidQA.json")
     parser.add_argument(
         "--xquad", type=Path, action="append", default=[], help="xquad.LANG.json (repeatable)"

@@ -4,7 +4,7 @@ a question word is in the collection, and coverage weighted by it."""
 import pytest
 
 from api.chat.abstention import Vocabulary, coverage
-from api.chat.abstention_candidates import (
+from api.evaluation.abstention.candidates import (
     document_frequencies,
     idf_weights,
     most_specific_found,
