@@ -159,7 +159,7 @@ def _blocks(body: str, where: str) -> list[Block]:
             blocks.append(Block("page"))
         else:
             raise ValueError(
-                f"{where}: unsupported Markdown {node.type} {node.tag}: {node.content or ''!r:.60}"
+                f"{where}: unsupported Markdown {node.type} {node.tag} ({node.content or _text(node)!r:.60})"
             )
     return blocks
 
