@@ -475,9 +475,9 @@ def write_collection(collection: Collection, errors: list[str]) -> tuple[dict[st
 
     with (collection.directory / "questions.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["question", "relevant_documents"])
+        writer.writerow(["question", "relevant_documents", "answer"])
         for q in collection.questions:
-            writer.writerow([q.text, ";".join(q.evidence)])
+            writer.writerow([q.text, ";".join(q.evidence), plain(next(iter(q.evidence.values()), ""))])
 
     facts = [
         {"document": f"{d.name}.pdf", "page": f.page, "sentence": f.sentence}
