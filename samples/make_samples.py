@@ -28,15 +28,16 @@ import json
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, TypeVar
 from xml.sax.saxutils import escape
 
 import reportlab
 import yaml
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pypdf import PdfReader
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_JUSTIFY
@@ -63,9 +64,6 @@ from reportlab.platypus import (
 HERE = Path(__file__).resolve().parent
 HOSPITAL = "UZ Voorbeeld"
 FICTION = "Voorbeelddocument – fictief, niet voor klinisch gebruik"
-VERSION = (
-    "Versie 3.0 – goedgekeurd op 15-01-2024 – herziening uiterlijk 15-01-2027"  # unless the front matter says
-)
 MAX_BYTES = 60_000
 PAGE_W, PAGE_H = A4
 MARGIN = 2 * cm
@@ -76,6 +74,7 @@ TEXT_W = PAGE_W - 2 * MARGIN
 pdfmetrics.registerFont(TTFont("Vera", str(Path(reportlab.__file__).parent / "fonts" / "Vera.ttf")))
 LIGATURE_MARKUP = '<font name="Vera">\ufb02</font>'
 WIDTHS = re.compile(r"<!--\s*widths:([\d\s]+)-->")
+D = TypeVar("D", bound="Data")
 
 
 @dataclass(frozen=True)
@@ -86,41 +85,62 @@ class Block:
     widths: tuple[float, ...] = ()  # fractions of the text width
 
 
+class Data(BaseModel):
+    """A data file's content, checked as read: a misspelt key or a number where text belongs is refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class FactData(Data):
+    fact: str  # short description for the README table
+    sentence: str  # exactly as in the text, on one page
+
+
+class FrontMatter(Data):
+    code: str
+    title: str
+    audience: list[str]
+    department: list[str]
+    scope: str  # "Doelgroep: ..." line on page 1
+    version: str = "Versie 3.0 – goedgekeurd op 15-01-2024 – herziening uiterlijk 15-01-2027"
+    facts: list[FactData]
+
+
+class Question(Data):
+    question: str
+    answers: dict[
+        str, str
+    ] = {}  # document file name -> a snippet of the answer as it stands in that document
+    absent: list[str] = []  # for an unanswerable question: words no document of either collection contains
+
+
+class CollectionFile(Data):
+    documents: list[str]  # procedure names, in the order of the README and facts.json
+    siblings: list[Annotated[list[str], Field(min_length=2, max_length=2)]] = []  # same topic, other group
+    questions: list[Question]
+
+
 @dataclass(frozen=True)
 class Fact:
     page: int  # 1-based
     sentence: str
-    summary: str  # short description for the README table
+    summary: str
 
 
 @dataclass(frozen=True)
 class SampleDoc:
     name: str  # file stem
-    code: str
-    title: str
-    audience: tuple[str, ...]
-    department: tuple[str, ...]
-    scope: str  # "Doelgroep: ..." line on page 1
-    version: str
+    meta: FrontMatter
     blocks: tuple[Block, ...]
     facts: tuple[Fact, ...]
-
-
-@dataclass(frozen=True)
-class Question:
-    text: str
-    evidence: dict[str, str] = field(
-        default_factory=dict
-    )  # document file name -> snippet of the answer in it
-    absent: tuple[str, ...] = ()  # words no document of either collection may contain
 
 
 @dataclass(frozen=True)
 class Collection:
     directory: Path  # holds procedures/ and collection.yaml; gets documents/, questions.csv and facts.json
     docs: tuple[SampleDoc, ...]
-    questions: tuple[Question, ...]
-    siblings: tuple[tuple[str, str], ...]
+    questions: list[Question]
+    siblings: list[list[str]]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -135,6 +155,8 @@ def _blocks(body: str, where: str) -> list[Block]:
     blocks: list[Block] = []
     widths: tuple[float, ...] = ()
     for node in SyntaxTreeNode(MarkdownIt("commonmark").enable("table").parse(body)).children:
+        if widths and node.type != "table":
+            raise ValueError(f"{where}: a widths line is not directly above a table")
         if node.type == "html_block" and (match := WIDTHS.fullmatch(node.content.strip())):
             widths = tuple(int(w) / 100 for w in match.group(1).split())
         elif node.type == "heading" and node.tag == "h2":
@@ -147,9 +169,7 @@ def _blocks(body: str, where: str) -> list[Block]:
             kind = "steps" if node.type == "ordered_list" else "bullets"
             blocks.append(Block(kind, tuple(_text(item.children[0]) for item in node.children)))
         elif node.type == "table":
-            head, *rows = [
-                tuple(_text(cell) for cell in tr.children) for part in node.children for tr in part.children
-            ]
+            head, *rows = [tuple(map(_text, tr.children)) for part in node.children for tr in part.children]
             widths = widths or (1 / len(head),) * len(head)
             if len(widths) != len(head):
                 raise ValueError(f"{where}: {len(widths)} widths for a table of {len(head)} columns")
@@ -158,9 +178,8 @@ def _blocks(body: str, where: str) -> list[Block]:
         elif node.type == "hr":
             blocks.append(Block("page"))
         else:
-            raise ValueError(
-                f"{where}: unsupported Markdown {node.type} {node.tag} ({node.content or _text(node)!r:.60})"
-            )
+            text = node.content or _text(node)
+            raise ValueError(f"{where}: unsupported Markdown {node.type} {node.tag} ({text!r:.60})")
     return blocks
 
 
@@ -177,45 +196,31 @@ def _page_of(sentence: str, blocks: Sequence[Block], where: str) -> int:
     return hits[0]
 
 
+def _load(model: type[D], path: Path, text: str) -> D:
+    try:
+        return model.model_validate(yaml.safe_load(text))
+    except (yaml.YAMLError, ValidationError) as error:
+        raise ValueError(f"{path}: {error}") from error
+
+
 def read_procedure(path: Path) -> SampleDoc:
     head, separator, body = path.read_text(encoding="utf-8").removeprefix("---\n").partition("\n---\n")
     if not separator:
         raise ValueError(f"{path}: no front matter between two '---' lines")
-    meta: dict[str, Any] = yaml.safe_load(head)
+    meta = _load(FrontMatter, path, head)
     blocks = _blocks(body, str(path))
-    facts = [
-        Fact(_page_of(f["sentence"], blocks, str(path)), f["sentence"], f["fact"]) for f in meta["facts"]
-    ]
-    return SampleDoc(
-        name=path.stem,
-        code=meta["code"],
-        title=meta["title"],
-        audience=tuple(meta["audience"]),
-        department=tuple(meta["department"]),
-        scope=meta["scope"],
-        version=meta.get("version", VERSION),
-        blocks=tuple(blocks),
-        facts=tuple(facts),
-    )
+    facts = [Fact(_page_of(f.sentence, blocks, str(path)), f.sentence, f.fact) for f in meta.facts]
+    return SampleDoc(path.stem, meta, tuple(blocks), tuple(facts))
 
 
 def read_collection(directory: Path) -> Collection:
-    data: dict[str, Any] = yaml.safe_load((directory / "collection.yaml").read_text(encoding="utf-8"))
-    files = {path.stem for path in (directory / "procedures").glob("*.md")}
-    if files != set(data["documents"]):
-        raise ValueError(
-            f"{directory}/collection.yaml: documents {data['documents']} != procedures {sorted(files)}"
-        )
-    questions = [
-        Question(q["question"], dict(q.get("answers", {})), tuple(q.get("absent", ())))
-        for q in data["questions"]
-    ]
-    return Collection(
-        directory,
-        tuple(read_procedure(directory / "procedures" / f"{name}.md") for name in data["documents"]),
-        tuple(questions),
-        tuple((a, b) for a, b in data.get("siblings", ())),
-    )
+    path = directory / "collection.yaml"
+    data = _load(CollectionFile, path, path.read_text(encoding="utf-8"))
+    files = {procedure.stem for procedure in (directory / "procedures").glob("*.md")}
+    if files != set(data.documents):
+        raise ValueError(f"{path}: documents {data.documents} are not the procedures {sorted(files)}")
+    docs = tuple(read_procedure(directory / "procedures" / f"{name}.md") for name in data.documents)
+    return Collection(directory, docs, data.questions, data.siblings)
 
 
 def _hyphenation() -> dict[str, tuple[int, ...]]:
@@ -279,11 +284,11 @@ def plain(text: str) -> str:
 
 def flowables(doc: SampleDoc) -> list[Flowable]:
     story: list[Flowable] = [
-        Paragraph(markup(doc.title), TITLE),
+        Paragraph(markup(doc.meta.title), TITLE),
         Paragraph(markup(FICTION), NOTE),
         Spacer(1, 4),
-        Paragraph(markup(f"{doc.code} – {doc.version}"), META),
-        Paragraph(markup(doc.scope), META),
+        Paragraph(markup(f"{doc.meta.code} – {doc.meta.version}"), META),
+        Paragraph(markup(doc.meta.scope), META),
         Spacer(1, 4),
     ]
     for block in doc.blocks:
@@ -323,7 +328,7 @@ def render(doc: SampleDoc) -> bytes:
         canvas.setFont("Helvetica-Bold", 9)
         canvas.drawString(MARGIN, PAGE_H - 1.25 * cm, HOSPITAL)
         canvas.setFont("Helvetica", 9)
-        canvas.drawRightString(PAGE_W - MARGIN, PAGE_H - 1.25 * cm, f"{doc.code} – {doc.title}")
+        canvas.drawRightString(PAGE_W - MARGIN, PAGE_H - 1.25 * cm, f"{doc.meta.code} – {doc.meta.title}")
         canvas.setLineWidth(0.5)
         canvas.line(MARGIN, PAGE_H - 1.4 * cm, PAGE_W - MARGIN, PAGE_H - 1.4 * cm)
         canvas.restoreState()
@@ -346,10 +351,10 @@ def render(doc: SampleDoc) -> bytes:
             rightMargin=MARGIN,
             topMargin=MARGIN,
             bottomMargin=MARGIN,
-            title=doc.title,
+            title=doc.meta.title,
             author=HOSPITAL,
-            subject=f"{', '.join(doc.department)} – {FICTION}",
-            keywords=[doc.code, *doc.audience, *doc.department],
+            subject=f"{', '.join(doc.meta.department)} – {FICTION}",
+            keywords=[doc.meta.code, *doc.meta.audience, *doc.meta.department],
             creator="Vraagbaak samples/make_samples.py",
             lang="nl-BE",
             invariant=1,
@@ -389,10 +394,10 @@ def check(doc: SampleDoc, data: bytes, questions: Sequence[Question], fail: Call
     if len(data) >= MAX_BYTES:
         fail(f"{pdf}: {len(data)} bytes >= {MAX_BYTES}")
     meta = reader.metadata
-    if meta is None or meta.title != doc.title or meta.author != HOSPITAL:
+    if meta is None or meta.title != doc.meta.title or meta.author != HOSPITAL:
         fail(f"{pdf}: title/author metadata wrong: {meta}")
     for i, text in enumerate(texts, start=1):
-        for needle in (HOSPITAL, doc.code, f"Pagina {i} van {n}", FICTION):
+        for needle in (HOSPITAL, doc.meta.code, f"Pagina {i} van {n}", FICTION):
             if needle not in text:
                 fail(f"{pdf} page {i}: running header/footer text {needle!r} missing")
     full = "\n".join(texts)
@@ -412,34 +417,34 @@ def check(doc: SampleDoc, data: bytes, questions: Sequence[Question], fail: Call
             fail(f"{pdf}: fact {fact.sentence!r} is wrapped or hyphenated on page {fact.page}")
     body = normalize(full)
     for q in questions:
-        if pdf in q.evidence and normalize(plain(q.evidence[pdf])) not in body:
-            fail(f"{pdf}: answer {q.evidence[pdf]!r} for {q.text!r} not in extracted text")
+        if pdf in q.answers and normalize(plain(q.answers[pdf])) not in body:
+            fail(f"{pdf}: answer {q.answers[pdf]!r} for {q.question!r} not in extracted text")
 
 
 def check_questions(collection: Collection, bodies: dict[str, str], fail: Callable[[str], None]) -> None:
     """Questions name known documents, are not repeated, and each answer is only in the documents listed."""
     seen: set[str] = set()
     for q in collection.questions:
-        if q.text in seen:
-            fail(f"question {q.text!r} is asked twice")
-        seen.add(q.text)
-        unknown = set(q.evidence) - set(bodies)
+        if q.question in seen:
+            fail(f"question {q.question!r} is asked twice")
+        seen.add(q.question)
+        unknown = set(q.answers) - set(bodies)
         if unknown:
-            fail(f"question {q.text!r} names unknown documents {sorted(unknown)}")
-        if q.evidence and q.absent:
-            fail(f"question {q.text!r} has an answer and words that must be absent")
+            fail(f"question {q.question!r} names unknown documents {sorted(unknown)}")
+        if q.answers and q.absent:
+            fail(f"question {q.question!r} has an answer and words that must be absent")
     for doc in collection.docs:
-        if not any(f"{doc.name}.pdf" in q.evidence for q in collection.questions):
+        if not any(f"{doc.name}.pdf" in q.answers for q in collection.questions):
             fail(f"{doc.name}.pdf: no question is answered by it")
     for q in collection.questions:
-        for pdf, snippet in q.evidence.items():
+        for pdf, snippet in q.answers.items():
             elsewhere = [
                 other
                 for other, body in bodies.items()
-                if other not in q.evidence and normalize(snippet) in body
+                if other not in q.answers and normalize(snippet) in body
             ]
             if elsewhere:
-                fail(f"{pdf}: answer {snippet!r} for {q.text!r} is also in unlisted {elsewhere}")
+                fail(f"{pdf}: answer {snippet!r} for {q.question!r} is also in unlisted {elsewhere}")
 
 
 def check_absent(questions: Sequence[Question], bodies: dict[str, str], fail: Callable[[str], None]) -> None:
@@ -449,7 +454,7 @@ def check_absent(questions: Sequence[Question], bodies: dict[str, str], fail: Ca
             pattern = re.compile(rf"\b{re.escape(word)}", re.IGNORECASE)
             hits = sorted(pdf for pdf, body in bodies.items() if pattern.search(body))
             if hits:
-                fail(f"question {q.text!r}: {word!r} must be in no document but is in {hits}")
+                fail(f"question {q.question!r}: {word!r} must be in no document but is in {hits}")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -469,7 +474,7 @@ def write_collection(collection: Collection, errors: list[str]) -> tuple[dict[st
         page_counts[doc.name] = len(PdfReader(io.BytesIO(data)).pages)
         bodies[f"{doc.name}.pdf"] = normalize("\n".join(page_texts(data)))
         (doc_dir / f"{doc.name}.pdf").write_bytes(data)
-        sidecar = {"audience": list(doc.audience), "department": list(doc.department)}
+        sidecar = {"audience": list(doc.meta.audience), "department": list(doc.meta.department)}
         (doc_dir / f"{doc.name}.meta.json").write_text(json.dumps(sidecar, ensure_ascii=False) + "\n")
     check_questions(collection, bodies, errors.append)
 
@@ -477,7 +482,7 @@ def write_collection(collection: Collection, errors: list[str]) -> tuple[dict[st
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["question", "relevant_documents", "answer"])
         for q in collection.questions:
-            writer.writerow([q.text, ";".join(q.evidence), plain(next(iter(q.evidence.values()), ""))])
+            writer.writerow([q.question, ";".join(q.answers), plain(next(iter(q.answers.values()), ""))])
 
     facts = [
         {"document": f"{d.name}.pdf", "page": f.page, "sentence": f.sentence}
@@ -493,11 +498,11 @@ def readme(samples: Collection, heldout: Collection, page_counts: dict[str, int]
         rows = []
         for d in collection.docs:
             row = (
-                f"| `{prefix}documents/{d.name}.pdf` ({d.title}) | {', '.join(d.audience)} "
-                f"| {', '.join(d.department)} | {page_counts[d.name]} |"
+                f"| `{prefix}documents/{d.name}.pdf` ({d.meta.title}) | {', '.join(d.meta.audience)} "
+                f"| {', '.join(d.meta.department)} | {page_counts[d.name]} |"
             )
             if count_questions:
-                row += f" {sum(f'{d.name}.pdf' in q.evidence for q in collection.questions)} |"
+                row += f" {sum(f'{d.name}.pdf' in q.answers for q in collection.questions)} |"
             rows.append(row)
         return "\n".join(rows)
 
@@ -514,13 +519,13 @@ def readme(samples: Collection, heldout: Collection, page_counts: dict[str, int]
         .format(
             docs=doc_rows(samples, ""),
             facts=fact_rows(samples),
-            n_unanswerable=sum(not q.evidence for q in samples.questions),
+            n_unanswerable=sum(not q.answers for q in samples.questions),
             heldout_docs=doc_rows(heldout, "heldout/", count_questions=True),
             heldout_facts=fact_rows(heldout),
             n_questions=len(heldout.questions),
-            n_answerable=sum(bool(q.evidence) for q in heldout.questions),
-            n_shared=sum(len(q.evidence) > 1 for q in heldout.questions),
-            heldout_unanswerable=sum(not q.evidence for q in heldout.questions),
+            n_answerable=sum(bool(q.answers) for q in heldout.questions),
+            n_shared=sum(len(q.answers) > 1 for q in heldout.questions),
+            heldout_unanswerable=sum(not q.answers for q in heldout.questions),
             siblings="\n".join(f"  * `{a}.pdf` / `{b}.pdf`" for a, b in heldout.siblings),
         )
     )
@@ -530,8 +535,8 @@ def write_outputs() -> int:
     errors: list[str] = []
     try:
         samples, heldout = read_collection(HERE), read_collection(HERE / "heldout")
-    except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as error:
-        print(f"ERROR: {type(error).__name__}: {error}", file=sys.stderr)
+    except (OSError, ValueError) as error:
+        print(f"ERROR: {error}", file=sys.stderr)
         return 1
     page_counts: dict[str, int] = {}
     all_bodies: dict[str, str] = {}
@@ -544,8 +549,8 @@ def write_outputs() -> int:
     check_absent([*samples.questions, *heldout.questions], all_bodies, errors.append)
     (HERE / "README.md").write_text(readme(samples, heldout, page_counts))
 
-    for error in errors:
-        print(f"ERROR: {error}", file=sys.stderr)
+    for message in errors:
+        print(f"ERROR: {message}", file=sys.stderr)
     if errors:
         return 1
     for collection in (samples, heldout):
