@@ -134,6 +134,11 @@ class SampleDoc:
     blocks: tuple[Block, ...]
     facts: tuple[Fact, ...]
 
+    @property
+    def pages(self) -> int:
+        """As many pages as the text asks for with ``---``; the check holds the PDF to it."""
+        return 1 + sum(block.kind == "page" for block in self.blocks)
+
 
 @dataclass(frozen=True)
 class Collection:
@@ -388,9 +393,8 @@ def check(doc: SampleDoc, data: bytes, questions: Sequence[Question], fail: Call
     reader = PdfReader(io.BytesIO(data))
     texts = page_texts(data)
     n = len(texts)
-    expected_pages = 1 + sum(b.kind == "page" for b in doc.blocks)
-    if n != expected_pages or not 2 <= n <= 4:
-        fail(f"{pdf}: {n} pages, expected {expected_pages} (2-4); a section overflowed its page")
+    if n != doc.pages or not 2 <= n <= 4:
+        fail(f"{pdf}: {n} pages, expected {doc.pages} (2-4); a section overflowed its page")
     if len(data) >= MAX_BYTES:
         fail(f"{pdf}: {len(data)} bytes >= {MAX_BYTES}")
     meta = reader.metadata
@@ -460,18 +464,16 @@ def check_absent(questions: Sequence[Question], bodies: dict[str, str], fail: Ca
 # --------------------------------------------------------------------------------------------------------------
 # Outputs
 # --------------------------------------------------------------------------------------------------------------
-def write_collection(collection: Collection, errors: list[str]) -> tuple[dict[str, int], dict[str, str]]:
-    """Write one collection; return its page counts and each PDF's normalised text."""
+def write_collection(collection: Collection, errors: list[str]) -> dict[str, str]:
+    """Write one collection; return each PDF's normalised text."""
     doc_dir = collection.directory / "documents"
     doc_dir.mkdir(parents=True, exist_ok=True)
-    page_counts: dict[str, int] = {}
     bodies: dict[str, str] = {}
     for doc in collection.docs:
         data = render(doc)
         if render(doc) != data:
             errors.append(f"{doc.name}.pdf: output is not deterministic")
         check(doc, data, collection.questions, errors.append)
-        page_counts[doc.name] = len(PdfReader(io.BytesIO(data)).pages)
         bodies[f"{doc.name}.pdf"] = normalize("\n".join(page_texts(data)))
         (doc_dir / f"{doc.name}.pdf").write_bytes(data)
         sidecar = {"audience": list(doc.meta.audience), "department": list(doc.meta.department)}
@@ -490,16 +492,16 @@ def write_collection(collection: Collection, errors: list[str]) -> tuple[dict[st
         for f in d.facts
     ]
     (collection.directory / "facts.json").write_text(json.dumps(facts, ensure_ascii=False, indent=2) + "\n")
-    return page_counts, bodies
+    return bodies
 
 
-def readme(samples: Collection, heldout: Collection, page_counts: dict[str, int]) -> str:
+def readme(samples: Collection, heldout: Collection) -> str:
     def doc_rows(collection: Collection, prefix: str, count_questions: bool = False) -> str:
         rows = []
         for d in collection.docs:
             row = (
                 f"| `{prefix}documents/{d.name}.pdf` ({d.meta.title}) | {', '.join(d.meta.audience)} "
-                f"| {', '.join(d.meta.department)} | {page_counts[d.name]} |"
+                f"| {', '.join(d.meta.department)} | {d.pages} |"
             )
             if count_questions:
                 row += f" {sum(f'{d.name}.pdf' in q.answers for q in collection.questions)} |"
@@ -538,16 +540,14 @@ def write_outputs() -> int:
     except (OSError, ValueError) as error:
         print(f"ERROR: {error}", file=sys.stderr)
         return 1
-    page_counts: dict[str, int] = {}
     all_bodies: dict[str, str] = {}
     for collection in (samples, heldout):
-        counts, bodies = write_collection(collection, errors)
-        page_counts |= counts
+        bodies = write_collection(collection, errors)
         all_bodies |= {
             f"{collection.directory.relative_to(HERE)}/{pdf}": body for pdf, body in bodies.items()
         }
     check_absent([*samples.questions, *heldout.questions], all_bodies, errors.append)
-    (HERE / "README.md").write_text(readme(samples, heldout, page_counts))
+    (HERE / "README.md").write_text(readme(samples, heldout))
 
     for message in errors:
         print(f"ERROR: {message}", file=sys.stderr)
