@@ -17,11 +17,12 @@ After writing, the PDFs are read back with pypdf and checked (facts on their pag
 header/footer on every page, a hyphenated line end, diacritics, size); an answer snippet must not occur in a
 document its question does not list, nor a key word of an unanswerable question in any document.
 
-Run: ``.venv/bin/python samples/make_samples.py``
+Run: ``.venv/bin/python samples/make_samples.py`` (``--out DIR`` writes the outputs elsewhere, e.g. to compare)
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -464,9 +465,9 @@ def check_absent(questions: Sequence[Question], bodies: dict[str, str], fail: Ca
 # --------------------------------------------------------------------------------------------------------------
 # Outputs
 # --------------------------------------------------------------------------------------------------------------
-def write_collection(collection: Collection, errors: list[str]) -> dict[str, str]:
-    """Write one collection; return each PDF's normalised text."""
-    doc_dir = collection.directory / "documents"
+def write_collection(collection: Collection, out: Path, errors: list[str]) -> dict[str, str]:
+    """Write one collection into `out`; return each PDF's normalised text."""
+    doc_dir = out / "documents"
     doc_dir.mkdir(parents=True, exist_ok=True)
     bodies: dict[str, str] = {}
     for doc in collection.docs:
@@ -480,7 +481,7 @@ def write_collection(collection: Collection, errors: list[str]) -> dict[str, str
         (doc_dir / f"{doc.name}.meta.json").write_text(json.dumps(sidecar, ensure_ascii=False) + "\n")
     check_questions(collection, bodies, errors.append)
 
-    with (collection.directory / "questions.csv").open("w", newline="", encoding="utf-8") as handle:
+    with (out / "questions.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["question", "relevant_documents", "answer"])
         for q in collection.questions:
@@ -491,7 +492,7 @@ def write_collection(collection: Collection, errors: list[str]) -> dict[str, str
         for d in collection.docs
         for f in d.facts
     ]
-    (collection.directory / "facts.json").write_text(json.dumps(facts, ensure_ascii=False, indent=2) + "\n")
+    (out / "facts.json").write_text(json.dumps(facts, ensure_ascii=False, indent=2) + "\n")
     return bodies
 
 
@@ -533,7 +534,7 @@ def readme(samples: Collection, heldout: Collection) -> str:
     )
 
 
-def write_outputs() -> int:
+def write_outputs(out: Path) -> int:
     errors: list[str] = []
     try:
         samples, heldout = read_collection(HERE), read_collection(HERE / "heldout")
@@ -542,28 +543,32 @@ def write_outputs() -> int:
         return 1
     all_bodies: dict[str, str] = {}
     for collection in (samples, heldout):
-        bodies = write_collection(collection, errors)
+        bodies = write_collection(collection, out / collection.directory.relative_to(HERE), errors)
         all_bodies |= {
             f"{collection.directory.relative_to(HERE)}/{pdf}": body for pdf, body in bodies.items()
         }
     check_absent([*samples.questions, *heldout.questions], all_bodies, errors.append)
-    (HERE / "README.md").write_text(readme(samples, heldout))
+    (out / "README.md").write_text(readme(samples, heldout))
 
     for message in errors:
         print(f"ERROR: {message}", file=sys.stderr)
     if errors:
         return 1
     for collection in (samples, heldout):
-        doc_dir = collection.directory / "documents"
+        doc_dir = out / collection.directory.relative_to(HERE) / "documents"
         sizes = ", ".join(
             f"{d.name}.pdf {(doc_dir / f'{d.name}.pdf').stat().st_size} B" for d in collection.docs
         )
         print(
-            f"{collection.directory.relative_to(HERE.parent)}: wrote {len(collection.docs)} PDFs ({sizes}), "
+            f"{doc_dir.parent}: wrote {len(collection.docs)} PDFs ({sizes}), "
             f"{len(collection.questions)} questions, {sum(len(d.facts) for d in collection.docs)} facts"
         )
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(write_outputs())
+    parser = argparse.ArgumentParser(description="Render samples/ from its data files.")
+    parser.add_argument(
+        "--out", type=Path, default=HERE, help="folder to write into (default: samples/ itself)"
+    )
+    sys.exit(write_outputs(parser.parse_args().out))
