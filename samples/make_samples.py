@@ -109,9 +109,8 @@ class FrontMatter(Data):
 
 class Question(Data):
     question: str
-    answers: dict[
-        str, str
-    ] = {}  # document file name -> a snippet of the answer as it stands in that document
+    # document file name -> a snippet of the answer as it stands in that document; the first is the CSV's answer
+    answers: dict[str, str] = {}
     absent: list[str] = []  # for an unanswerable question: words no document of either collection contains
 
 
@@ -143,7 +142,7 @@ class SampleDoc:
 
 @dataclass(frozen=True)
 class Collection:
-    directory: Path  # holds procedures/ and collection.yaml; gets documents/, questions.csv and facts.json
+    directory: Path  # holds procedures/ and collection.yaml; documents/, questions.csv, facts.json go beside
     docs: tuple[SampleDoc, ...]
     questions: list[Question]
     siblings: list[list[str]]
@@ -186,6 +185,8 @@ def _blocks(body: str, where: str) -> list[Block]:
         else:
             text = node.content or _text(node)
             raise ValueError(f"{where}: unsupported Markdown {node.type} {node.tag} ({text!r:.60})")
+    if widths:
+        raise ValueError(f"{where}: a widths line is not directly above a table")
     return blocks
 
 
@@ -225,6 +226,8 @@ def read_collection(directory: Path) -> Collection:
     files = {procedure.stem for procedure in (directory / "procedures").glob("*.md")}
     if files != set(data.documents):
         raise ValueError(f"{path}: documents {data.documents} are not the procedures {sorted(files)}")
+    if unknown := {name for pair in data.siblings for name in pair} - files:
+        raise ValueError(f"{path}: siblings name unknown procedures {sorted(unknown)}")
     docs = tuple(read_procedure(directory / "procedures" / f"{name}.md") for name in data.documents)
     return Collection(directory, docs, data.questions, data.siblings)
 
