@@ -27,7 +27,7 @@ def _finished(evaluator: TestClient, report_id: int) -> dict[str, object]:
 
 def test_upload_a_set_run_a_report_and_download_its_files(sign_in: SignIn, ingested: JobSummary) -> None:
     eva = sign_in("eva", Role.evaluator)
-    content = QUESTIONS.read_bytes() + b"Hoe lang handen wassen?,niet-bestaand.pdf\n"
+    content = QUESTIONS.read_bytes() + b"Hoe lang handen wassen?,niet-bestaand.pdf,\n"
 
     uploaded = eva.post("/api/evaluator/sets", files={"file": ("vragen.csv", content, "text/csv")})
     assert uploaded.status_code == 201, uploaded.text
