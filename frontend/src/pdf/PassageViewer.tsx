@@ -5,7 +5,7 @@ import "react-pdf/dist/Page/AnnotationLayer.css";
 import "react-pdf/dist/Page/TextLayer.css";
 import type { Source } from "../api/types";
 import { pagesText } from "../chat/SourceList";
-import { locatePassage } from "./locate";
+import { locateHighlight, type Highlight } from "./locate";
 
 pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
 
@@ -17,10 +17,12 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function PassageViewer({ source, onClose }: { source: Source; onClose(): void }) {
+/** `sentence`, a verbatim part of the passage (the quote, a cited sentence), is highlighted alone where the page holds
+ * it; otherwise the whole passage is. */
+export function PassageViewer({ source, sentence, onClose }: { source: Source; sentence?: string; onClose(): void }) {
   const [page, setPage] = useState(source.page_start);
   const [pageCount, setPageCount] = useState<number | null>(null);
-  const [highlighted, setHighlighted] = useState<Set<number>>(new Set());
+  const [highlighted, setHighlighted] = useState<Highlight>(new Map());
   const [error, setError] = useState<string | null>(null);
   const file = useMemo(() => ({ url: `/api/documents/${encodeURIComponent(source.document_id)}/file` }), [source.document_id]);
   const [shownFor, setShownFor] = useState(source);
@@ -33,14 +35,18 @@ export function PassageViewer({ source, onClose }: { source: Source; onClose(): 
     async (pdfPage: { getTextContent(): Promise<{ items: unknown[] }> }) => {
       const content = await pdfPage.getTextContent();
       const items = content.items.map((item) => (item as TextItem).str ?? "");
-      setHighlighted(new Set(locatePassage(items, source.passage)));
+      setHighlighted(locateHighlight(items, source.passage, sentence));
     },
-    [source.passage],
+    [source.passage, sentence],
   );
 
   const renderText = useCallback(
-    ({ str, itemIndex }: { str: string; itemIndex: number }) =>
-      highlighted.has(itemIndex) ? `<mark class="passage">${escapeHtml(str)}</mark>` : escapeHtml(str),
+    ({ str, itemIndex }: { str: string; itemIndex: number }) => {
+      const [start, end] = highlighted.get(itemIndex) ?? [0, 0];
+      if (start === end) return escapeHtml(str);
+      const marked = `<mark class="passage">${escapeHtml(str.slice(start, end))}</mark>`;
+      return escapeHtml(str.slice(0, start)) + marked + escapeHtml(str.slice(end));
+    },
     [highlighted],
   );
 
@@ -77,7 +83,7 @@ export function PassageViewer({ source, onClose }: { source: Source; onClose(): 
         loading={<p>Document laden…</p>}
       >
         <Page
-          key={`${source.document_id}-${page}`}
+          key={`${source.document_id}-${page}-${source.chunk_index}-${sentence ?? ""}`}
           pageNumber={page}
           width={560}
           onLoadSuccess={(pdfPage) => void findPassage(pdfPage)}
