@@ -81,6 +81,7 @@ export type Highlight = Map<number, [number, number]>;
 
 /** Normalised sentences shorter than this are only trusted inside the passage's part (elsewhere: chance). */
 const SHORTEST_FREE_SENTENCE = 12;
+const CLOSING = /[.!?…;:,)\]"'”’»]/;
 
 /**
  * Where `sentence` (a verbatim part of `passage`, e.g. the quote) lies on the page, to the character: the whole
@@ -111,6 +112,11 @@ export function locateSentence(items: readonly string[], sentence: string, passa
     const range = highlight.get(item);
     highlight.set(item, range ? [range[0], offset + 1] : [offset, offset + 1]);
   }
+  // Normalising dropped the sentence's closing punctuation: mark it too.
+  const { item, offset } = place[start + wanted.length - 1];
+  let end = offset + 1;
+  while (end < items[item].length && CLOSING.test(items[item][end])) end++;
+  highlight.set(item, [(highlight.get(item) as [number, number])[0], end]);
   return highlight;
 }
 
