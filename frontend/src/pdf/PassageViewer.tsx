@@ -1,16 +1,29 @@
 // The source PDF at the passage's page with the passage highlighted in pdf.js's text layer and scrolled into view.
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { Document, Page, pdfjs } from "react-pdf";
 import "react-pdf/dist/Page/AnnotationLayer.css";
 import "react-pdf/dist/Page/TextLayer.css";
 import type { Source } from "../api/types";
 import { pagesText } from "../chat/SourceList";
-import { locateHighlight, type Highlight } from "./locate";
+import { locateHighlight, pageHoldingSentence, type Highlight } from "./locate";
 
 pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
 
 interface TextItem {
   str: string;
+}
+
+interface PdfPage {
+  getTextContent(): Promise<{ items: unknown[] }>;
+}
+
+interface LoadedPdf {
+  getPage(page: number): Promise<PdfPage>;
+}
+
+async function textItems(pdfPage: PdfPage): Promise<string[]> {
+  const content = await pdfPage.getTextContent();
+  return content.items.map((item) => (item as TextItem).str ?? "");
 }
 
 function escapeHtml(text: string): string {
@@ -24,18 +37,30 @@ export function PassageViewer({ source, sentence, onClose }: { source: Source; s
   const [pageCount, setPageCount] = useState<number | null>(null);
   const [highlighted, setHighlighted] = useState<Highlight>(new Map());
   const [error, setError] = useState<string | null>(null);
+  const [pdf, setPdf] = useState<{ documentId: string; document: LoadedPdf } | null>(null);
   const file = useMemo(() => ({ url: `/api/documents/${encodeURIComponent(source.document_id)}/file` }), [source.document_id]);
-  const [shownFor, setShownFor] = useState(source);
-  if (shownFor !== source) {
-    setShownFor(source);
+  const [shownFor, setShownFor] = useState({ source, sentence });
+  if (shownFor.source !== source || shownFor.sentence !== sentence) {
+    setShownFor({ source, sentence });
     setPage(source.page_start);
   }
 
+  // A passage across a page break opens on its first page; its sentence may be on a later one.
+  useEffect(() => {
+    if (pdf?.documentId !== source.document_id || !sentence || source.page_end <= source.page_start) return;
+    let current = true;
+    const pages = Array.from({ length: source.page_end - source.page_start + 1 }, (_, i) => source.page_start + i);
+    void pageHoldingSentence(pages, async (n) => textItems(await pdf.document.getPage(n)), sentence, source.passage).then((found) => {
+      if (current && found !== null) setPage(found);
+    });
+    return () => {
+      current = false;
+    };
+  }, [pdf, source, sentence]);
+
   const findPassage = useCallback(
-    async (pdfPage: { getTextContent(): Promise<{ items: unknown[] }> }) => {
-      const content = await pdfPage.getTextContent();
-      const items = content.items.map((item) => (item as TextItem).str ?? "");
-      setHighlighted(locateHighlight(items, source.passage, sentence));
+    async (pdfPage: PdfPage) => {
+      setHighlighted(locateHighlight(await textItems(pdfPage), source.passage, sentence));
     },
     [source.passage, sentence],
   );
@@ -78,7 +103,10 @@ export function PassageViewer({ source, sentence, onClose }: { source: Source; s
       {error && <p role="alert" className="error">{error}</p>}
       <Document
         file={file}
-        onLoadSuccess={(pdf) => setPageCount(pdf.numPages)}
+        onLoadSuccess={(loaded) => {
+          setPageCount(loaded.numPages);
+          setPdf({ documentId: source.document_id, document: loaded });
+        }}
         onLoadError={() => setError("Het document kon niet worden geopend.")}
         loading={<p>Document laden…</p>}
       >

@@ -1,4 +1,4 @@
-import { locateHighlight, locatePassage, locateSentence, longestCommonRun, normalise } from "./locate";
+import { locateHighlight, locatePassage, locateSentence, longestCommonRun, normalise, pageHoldingSentence } from "./locate";
 
 describe("normalise", () => {
   it("unfolds ligatures, drops hyphens, whitespace and punctuation, lower-cases", () => {
@@ -102,5 +102,24 @@ describe("locateSentence and locateHighlight", () => {
       [3, [0, page[3].length]],
     ]);
     expect([...locateHighlight(page, passage)]).toEqual([...locateHighlight(page, passage, "Deze zin staat niet op de pagina.")]);
+  });
+});
+
+describe("pageHoldingSentence", () => {
+  const passage = "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect op sporen van C. difficile. Droog de handen goed af met een handdoek.";
+  const pages: Record<number, string[]> = {
+    4: ["Hoofdstuk 5", "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect"],
+    5: ["op sporen van C. difficile. Droog de handen goed af", "met een handdoek.", "6. Handen wassen"],
+  };
+  const itemsOf = async (page: number) => pages[page];
+
+  it("finds the later page of a passage across a page break when its sentence is there", async () => {
+    expect(await pageHoldingSentence([4, 5], itemsOf, "Droog de handen goed af met een handdoek.", passage)).toBe(5);
+    expect(await pageHoldingSentence([4, 5], itemsOf, "Wrijf de handen 20 tot 30 seconden in.", passage)).toBe(4);
+  });
+
+  it("finds no page for a sentence cut by the page break or not there at all", async () => {
+    expect(await pageHoldingSentence([4, 5], itemsOf, "Handalcohol heeft geen effect op sporen van C. difficile.", passage)).toBeNull();
+    expect(await pageHoldingSentence([4, 5], itemsOf, "Was de handen 40 tot 60 seconden.", passage)).toBeNull();
   });
 });

@@ -129,3 +129,17 @@ export function locateHighlight(items: readonly string[], passage: string, sente
   if (narrow.size > 0) return narrow;
   return new Map(locatePassage(items, passage).map((index) => [index, [0, items[index].length]]));
 }
+
+/**
+ * The first of `pages` whose text items hold `sentence` whole (a passage across a page break: its sentence may be on
+ * the later page), or null when none does. `itemsOf` reads a page's text items.
+ */
+export async function pageHoldingSentence(
+  pages: readonly number[],
+  itemsOf: (page: number) => Promise<string[]>,
+  sentence: string,
+  passage: string,
+): Promise<number | null> {
+  for (const page of pages) if (locateSentence(await itemsOf(page), sentence, passage).size > 0) return page;
+  return null;
+}
