@@ -127,3 +127,33 @@ def test_clinician_admin_and_evaluator_do_their_job_in_the_browser(app_url: str,
     print(walk.stdout)
     assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
     assert (artifacts / "chat-with-highlighted-source.png").is_file()
+
+
+def test_clinician_sees_the_quote_citations_and_flagged_sentences(app_url: str) -> None:
+    """Issue 21: `frontend/e2e/answers-ui.mjs` checks that each answer starts with the stored quote (or says there is
+    none), that the quote and a citation open the PDF with exactly their sentence highlighted, and that a generated
+    sentence the sources do not hold is visibly flagged."""
+    artifacts = FRONTEND / "e2e" / "artifacts" / "answers-ui"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    environment = {
+        **os.environ,
+        "E2E_BASE_URL": app_url,
+        "E2E_USER": USER,
+        "E2E_PASSWORD": PASSWORD,
+        "E2E_ARTIFACTS": str(artifacts),
+        "CHROMIUM": str(CHROMIUM),
+    }
+    walk = subprocess.run(
+        ["node", "e2e/answers-ui.mjs"],
+        cwd=FRONTEND,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        check=False,
+    )
+
+    print(walk.stdout)
+    assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
+    for shot in ["quote-highlighted.png", "citation-highlighted.png", "flagged-sentence.png"]:
+        assert (artifacts / shot).is_file()

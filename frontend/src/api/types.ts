@@ -36,6 +36,39 @@ export interface Source {
   score: number;
 }
 
+/** The sentence(s) of a retrieved passage that best answer the question, verbatim: `passage[start:end] === text` of
+ * `sources[source_index]`; `page_start/page_end` are the pages the quoted text lies on. */
+export interface Quote {
+  text: string;
+  source_index: number;
+  document_id: string;
+  title: string;
+  page_start: number;
+  page_end: number;
+  start: number;
+  end: number;
+  score: number;
+}
+
+/** One sentence of a generated answer (`answer[start:end]`) and the passage sentence that supports it, if any:
+ * `citation` is the 1-based number of the source, `source_start/source_end` offsets in that source's passage. */
+export interface AnswerSentence {
+  text: string;
+  start: number;
+  end: number;
+  score: number;
+  supported: boolean;
+  citation: number | null;
+  source_start: number | null;
+  source_end: number | null;
+}
+
+/** The `support` event: the answer's sentences, and whether most of them are unsupported. */
+export interface Support {
+  sentences: AnswerSentence[];
+  warning: boolean;
+}
+
 export interface DocumentFeedback {
   message_id: number;
   document_id: string;
@@ -57,6 +90,9 @@ export interface Message {
   model: string | null;
   method: string | null;
   stats: Record<string, unknown>;
+  quote: Quote | null;
+  sentences: AnswerSentence[];
+  support_warning: boolean;
 }
 
 export interface ConversationDetail extends Conversation {

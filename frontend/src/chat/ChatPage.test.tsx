@@ -1,7 +1,7 @@
-import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { ChatPage } from "./ChatPage";
 import { CONNECTION_LOST } from "./stream";
-import { ANSWER_FOUND, DISCLAIMER } from "./texts";
+import { ANSWER_FOUND, DISCLAIMER, GENERATED_HEADING, NO_QUOTE, QUOTE_HEADING, SUPPORT_WARNING, UNSUPPORTED } from "./texts";
 
 const source = { document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 2, chunk_index: 0, passage: "max 60 min", score: 0.9 };
 
@@ -104,5 +104,82 @@ describe("ChatPage", () => {
     await waitFor(() => expect(fetch.mock.calls.some(([url, init]) => url === "/api/messages/5/stop" && init?.method === "POST")).toBe(true));
     expect(await screen.findByText("Gestopt op jouw vraag.")).toBeTruthy();
     expect(await screen.findByRole("button", { name: "Vraag stellen" })).toBeTruthy();
+  });
+});
+
+describe("ChatPage: the quote first, each generated sentence cited or flagged (issue 21)", () => {
+  const quote = { text: "max 60 min", source_index: 0, document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 2, start: 0, end: 10, score: 0.8 };
+  const answer = "De stuwband mag maximaal 60 minuten blijven. Daarna koelen met ijs.";
+  const sentences = [
+    { text: "De stuwband mag maximaal 60 minuten blijven.", start: 0, end: 44, score: 0.9, supported: true, citation: 1, source_start: 0, source_end: 10 },
+    { text: "Daarna koelen met ijs.", start: 45, end: 67, score: 0.1, supported: false, citation: null, source_start: null, source_end: null },
+  ];
+
+  it("shows the quote as soon as it arrives, the plain text while streaming, then the citations and flags", async () => {
+    const stream = answerStream();
+    serveApi(() => stream.response);
+    askQuestion();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("sources", { sources: [source], not_found: false });
+    stream.send("quote", { quote });
+    const block = await screen.findByRole("region", { name: QUOTE_HEADING });
+    expect(block.querySelector("q")?.textContent).toBe("max 60 min");
+    stream.send("delta", { text: answer });
+    expect(await screen.findByText(answer)).toBeTruthy();
+    expect(screen.queryByText(UNSUPPORTED)).toBeNull();
+    stream.send("support", { sentences, warning: true });
+    stream.send("done", { message_id: 5, state: "answered", stop_reason: "eos" });
+    stream.close();
+    expect(await screen.findByText(UNSUPPORTED)).toBeTruthy();
+    expect(screen.getByRole("button", { name: /^Bron \[1\]/ }).textContent).toBe("[1]");
+    expect(screen.getByRole("note").textContent).toContain(SUPPORT_WARNING);
+  });
+
+  it("says no passage was found when the quote event carries null", async () => {
+    const stream = answerStream();
+    serveApi(() => stream.response);
+    askQuestion();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("sources", { sources: [], not_found: true });
+    stream.send("quote", { quote: null });
+    expect(await screen.findByText(NO_QUOTE)).toBeTruthy();
+  });
+
+  it("renders a stored message from the history with its quote, citations, flags and warning", async () => {
+    const stored = {
+      id: 5,
+      question: "max tijd stuwband?",
+      answer,
+      state: "answered",
+      stop_reason: "eos",
+      created_at: "",
+      sources: [source],
+      feedback: [],
+      model: null,
+      method: null,
+      stats: {},
+      quote,
+      sentences,
+      support_warning: true,
+    };
+    const oldOne = { ...stored, id: 4, quote: null, sentences: [], support_warning: false, answer: "Een oud antwoord." };
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string) => {
+        if (url === "/api/conversations") return json([{ id: 1, title: "Stuwband", created_at: "", updated_at: "" }]);
+        if (url === "/api/conversations/1") return json({ id: 1, title: "Stuwband", created_at: "", updated_at: "", answer_found: null, messages: [oldOne, stored] });
+        return json({ detail: "Niet gevonden." }, 404);
+      }),
+    );
+    render(<ChatPage />);
+    fireEvent.click(await screen.findByRole("button", { name: "Stuwband" }));
+    const [old, checked] = await screen.findAllByRole("article");
+    expect(within(old).getByText(NO_QUOTE)).toBeTruthy();
+    expect(within(old).getByRole("region", { name: GENERATED_HEADING }).textContent).toContain("Een oud antwoord.");
+    expect(within(old).queryByText(UNSUPPORTED)).toBeNull();
+    expect(within(checked).getByRole("region", { name: QUOTE_HEADING }).querySelector("q")?.textContent).toBe("max 60 min");
+    expect(within(checked).getByRole("button", { name: /^Bron \[1\]/ })).toBeTruthy();
+    expect(within(checked).getByText(UNSUPPORTED).closest(".sentence")?.textContent).toContain("Daarna koelen met ijs.");
+    expect(within(checked).getByRole("note").textContent).toContain(SUPPORT_WARNING);
   });
 });

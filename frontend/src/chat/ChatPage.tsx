@@ -21,6 +21,9 @@ function fromStored(message: Message): ChatMessage {
     sources: message.sources,
     feedback: message.feedback,
     error: null,
+    quote: message.quote,
+    sentences: message.sentences,
+    supportWarning: message.support_warning,
   };
 }
 
@@ -32,7 +35,7 @@ export function ChatPage() {
   const [question, setQuestion] = useState("");
   const [retrievalOnly, setRetrievalOnly] = useState(false);
   const [generating, setGenerating] = useState(false);
-  const [viewed, setViewed] = useState<Source | null>(null);
+  const [viewed, setViewed] = useState<{ source: Source; sentence?: string } | null>(null);
   const [pageError, setPageError] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
   const answering = useRef<number | null>(null);
@@ -87,7 +90,9 @@ export function ChatPage() {
             updateLast((m) => ({ ...m, id }));
           },
           onSources: (sources) => updateLast((m) => ({ ...m, sources })),
+          onQuote: (quote) => updateLast((m) => ({ ...m, quote })),
           onDelta: (delta) => updateLast((m) => ({ ...m, answer: m.answer + delta })),
+          onSupport: ({ sentences, warning }) => updateLast((m) => ({ ...m, sentences, supportWarning: warning })),
           onDone: (state, stopReason) => updateLast((m) => ({ ...m, state, stopReason })),
           onError: (message, retryAfter) =>
             updateLast((m) => ({ ...m, state: "failed", error: retryAfter ? `${message} ${busyText(retryAfter)}` : message })),
@@ -126,7 +131,11 @@ export function ChatPage() {
         {pageError && <p role="alert" className="error">{pageError}</p>}
         {messages.length === 0 && <p className="empty">Stel een vraag over de procedures van het ziekenhuis.</p>}
         {messages.map((message, index) => (
-          <MessageView key={message.id ?? `pending-${index}`} message={message} onOpen={setViewed} />
+          <MessageView
+            key={message.id ?? `pending-${index}`}
+            message={message}
+            onOpen={(source, sentence) => setViewed({ source, sentence })}
+          />
         ))}
         {active !== null && messages.length > 0 && !generating && (
           <YesNo question={ANSWER_FOUND} value={answerFound} onChange={(value) => void markAnswerFound(value)} />
@@ -164,7 +173,7 @@ export function ChatPage() {
       </main>
       {viewed && (
         <Suspense fallback={<p>Document laden…</p>}>
-          <PassageViewer source={viewed} onClose={() => setViewed(null)} />
+          <PassageViewer source={viewed.source} sentence={viewed.sentence} onClose={() => setViewed(null)} />
         </Suspense>
       )}
     </div>

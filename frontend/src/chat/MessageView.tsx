@@ -1,8 +1,20 @@
-// One question and its answer: the streamed text (rendered markdown), its state, and the documents it used.
-import type { DocumentFeedback, MessageState, Source } from "../api/types";
-import { renderMarkdown } from "./markdown";
-import { SourceList } from "./SourceList";
-import { NEAREST_HEADING, SOURCES_HEADING, stateNote } from "./texts";
+// One question and its answer: the quoted passage sentence, the generated text (each sentence cited or flagged once
+// checked), its state, and the documents it used.
+import type { AnswerSentence, DocumentFeedback, MessageState, Quote, Source } from "../api/types";
+import { renderInlineMarkdown, renderMarkdown } from "./markdown";
+import { SourceList, pagesText } from "./SourceList";
+import {
+  GENERATED_HEADING,
+  NEAREST_HEADING,
+  NO_QUOTE,
+  QUOTE_HEADING,
+  SHOW_IN_DOCUMENT,
+  SOURCES_HEADING,
+  SUPPORT_WARNING,
+  UNSUPPORTED,
+  citationLabel,
+  stateNote,
+} from "./texts";
 
 export interface ChatMessage {
   id: number | null;
@@ -13,17 +25,29 @@ export interface ChatMessage {
   sources: Source[];
   feedback: DocumentFeedback[];
   error: string | null;
+  /** Undefined until the `quote` event arrived; null when no passage answers the question literally. */
+  quote?: Quote | null;
+  /** Empty until the `support` event arrived (and for messages stored before sentences were checked). */
+  sentences?: AnswerSentence[];
+  supportWarning?: boolean;
 }
 
-export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen(source: Source): void }) {
+/** Opens the viewer on `source`; `sentence` (a verbatim part of its passage) is highlighted instead of the passage. */
+export type OpenSource = (source: Source, sentence?: string) => void;
+
+export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen: OpenSource }) {
   const note = stateNote(message.state, message.stopReason);
   const notFound = message.state === "not_found";
   return (
     <article className={`message state-${message.state}`} aria-busy={message.state === "pending"}>
       <p className="question">{message.question}</p>
-      {message.answer && (
-        <div className={notFound ? "answer not-found" : "answer"} dangerouslySetInnerHTML={{ __html: renderMarkdown(message.answer) }} />
-      )}
+      {message.quote !== undefined && <QuoteBlock quote={message.quote} sources={message.sources} onOpen={onOpen} />}
+      {message.answer &&
+        (notFound ? (
+          <div className="answer not-found" dangerouslySetInnerHTML={{ __html: renderMarkdown(message.answer) }} />
+        ) : (
+          <GeneratedAnswer message={message} onOpen={onOpen} />
+        ))}
       {message.state === "pending" && !message.answer && <p className="thinking">Bezig met zoeken en antwoorden…</p>}
       {note && <p className="note">{note}</p>}
       {message.error && <p role="alert" className="error">{message.error}</p>}
@@ -35,5 +59,111 @@ export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen(
         onOpen={onOpen}
       />
     </article>
+  );
+}
+
+/** The passage's own words first; clicking them opens the PDF with exactly that sentence highlighted. */
+function QuoteBlock({ quote, sources, onOpen }: { quote: Quote | null; sources: Source[]; onOpen: OpenSource }) {
+  const source = quote ? sources[quote.source_index] : undefined;
+  return (
+    <section className="quote" aria-label={QUOTE_HEADING}>
+      <h3>{QUOTE_HEADING}</h3>
+      {quote === null ? (
+        <p className="no-quote">{NO_QUOTE}</p>
+      ) : source ? (
+        <button
+          type="button"
+          className="quote-open"
+          onClick={() => onOpen({ ...source, page_start: quote.page_start, page_end: quote.page_end }, quote.text)}
+        >
+          <q>{quote.text}</q>
+          <span className="quote-source">
+            {quote.title}, {pagesText(quote)} · {SHOW_IN_DOCUMENT}
+          </span>
+        </button>
+      ) : (
+        <p>
+          <q>{quote.text}</q> <span className="quote-source">{quote.title}, {pagesText(quote)}</span>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The model's text, labelled as generated: plain markdown while it streams, then sentence by sentence with a
+ * citation per supported sentence and a visible flag on each unsupported one. */
+function GeneratedAnswer({ message, onOpen }: { message: ChatMessage; onOpen: OpenSource }) {
+  const sentences = [...(message.sentences ?? [])].sort((a, b) => a.start - b.start);
+  return (
+    <section className="generated" aria-label={GENERATED_HEADING}>
+      <h3>{GENERATED_HEADING}</h3>
+      {message.supportWarning && (
+        <p className="support-warning" role="note">
+          <span aria-hidden="true">⚠ </span>
+          {SUPPORT_WARNING}
+        </p>
+      )}
+      {sentences.length === 0 ? (
+        <div className="answer" dangerouslySetInnerHTML={{ __html: renderMarkdown(message.answer) }} />
+      ) : (
+        <div className="answer checked">
+          {pieces(message.answer, sentences).map((piece, index) =>
+            typeof piece === "string" ? (
+              piece
+            ) : (
+              <CheckedSentence key={index} text={piece.text} sentence={piece.sentence} sources={message.sources} onOpen={onOpen} />
+            ),
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The answer cut into its sentences and the text between them (spaces, line breaks, list marks), in order. */
+function pieces(answer: string, sentences: AnswerSentence[]): (string | { text: string; sentence: AnswerSentence })[] {
+  const result: (string | { text: string; sentence: AnswerSentence })[] = [];
+  let position = 0;
+  for (const sentence of sentences) {
+    const start = Math.max(sentence.start, position);
+    if (start > position) result.push(answer.slice(position, start));
+    result.push({ text: answer.slice(start, sentence.end) || sentence.text, sentence });
+    position = Math.max(position, sentence.end);
+  }
+  if (position < answer.length) result.push(answer.slice(position));
+  return result;
+}
+
+function CheckedSentence({ text, sentence, sources, onOpen }: { text: string; sentence: AnswerSentence; sources: Source[]; onOpen: OpenSource }) {
+  const source = sentence.citation !== null ? sources[sentence.citation - 1] : undefined;
+  const html = { __html: renderInlineMarkdown(text) };
+  if (!sentence.supported)
+    return (
+      <span className="sentence unsupported">
+        <span dangerouslySetInnerHTML={html} />{" "}
+        <span className="unsupported-flag">
+          <span aria-hidden="true">⚠ </span>
+          {UNSUPPORTED}
+        </span>
+      </span>
+    );
+  const supporting =
+    source && sentence.source_start !== null && sentence.source_end !== null
+      ? source.passage.slice(sentence.source_start, sentence.source_end)
+      : undefined;
+  return (
+    <span className="sentence supported">
+      <span dangerouslySetInnerHTML={html} />
+      {source && sentence.citation !== null && (
+        <button
+          type="button"
+          className="citation"
+          aria-label={citationLabel(sentence.citation, source.title, pagesText(source))}
+          onClick={() => onOpen(source, supporting || undefined)}
+        >
+          [{sentence.citation}]
+        </button>
+      )}
+    </span>
   );
 }

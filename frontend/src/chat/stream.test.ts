@@ -1,5 +1,5 @@
 import { ApiError } from "../api/client";
-import type { MessageState, Source } from "../api/types";
+import type { MessageState, Quote, Source, Support } from "../api/types";
 import { CONNECTION_LOST, streamAnswer } from "./stream";
 import { busyText } from "./texts";
 
@@ -32,7 +32,9 @@ function recorder() {
     handler: {
       onMessage: (id: number) => calls.push(["message", id]),
       onSources: (sources: Source[], notFound: boolean) => calls.push(["sources", sources.length, notFound]),
+      onQuote: (quote: Quote | null) => calls.push(["quote", quote?.text ?? null]),
       onDelta: (text: string) => calls.push(["delta", text]),
+      onSupport: (support: Support) => calls.push(["support", support.sentences.map((s) => s.citation), support.warning]),
       onDone: (state: MessageState, stopReason: string | null) => calls.push(["done", state, stopReason]),
       onError: (message: string, retryAfter: number | null) => calls.push(["error", message, retryAfter]),
     },
@@ -59,6 +61,27 @@ describe("streamAnswer", () => {
     expect(fetch.mock.calls[0][0]).toBe("/api/conversations/1/messages");
     expect(JSON.parse(fetch.mock.calls[0][1].body as string)).toEqual({ question: "max tijd stuwband?", retrieval_only: false });
     expect(calls).toEqual([["message", 5], ["sources", 1, false], ["delta", "Maximaal "], ["delta", "60 minuten."], ["done", "answered", "eos"]]);
+  });
+
+  it("hands over the quote before the text and the sentences' support after it", async () => {
+    const quote = { text: "max 60 min", source_index: 0, document_id: "stuwband", title: "Stuwband", page_start: 2, page_end: 2, start: 0, end: 10, score: 0.8 };
+    const sentence = { text: "Maximaal 60 minuten.", start: 0, end: 20, score: 0.9, supported: true, citation: 1, source_start: 0, source_end: 10 };
+    serve(
+      streamOf(
+        sse(["message", { message_id: 5 }], ["sources", { sources: [source], not_found: false }], ["quote", { quote }], ["delta", { text: "Maximaal 60 minuten." }], ["support", { sentences: [sentence], warning: false }], ["done", { state: "answered", stop_reason: "eos" }]),
+      ),
+    );
+    const { calls, handler } = recorder();
+    await streamAnswer(1, { question: "q" }, handler, new AbortController().signal);
+    expect(calls).toEqual([["message", 5], ["sources", 1, false], ["quote", "max 60 min"], ["delta", "Maximaal 60 minuten."], ["support", [1], false], ["done", "answered", "eos"]]);
+  });
+
+  it("passes on a null quote (no passage answers literally) and a warning", async () => {
+    serve(streamOf(sse(["message", { message_id: 5 }], ["quote", { quote: null }], ["delta", { text: "Iets." }], ["support", { sentences: [], warning: true }], ["done", { state: "answered", stop_reason: "eos" }])));
+    const { calls, handler } = recorder();
+    await streamAnswer(1, { question: "q" }, handler, new AbortController().signal);
+    expect(calls).toContainEqual(["quote", null]);
+    expect(calls).toContainEqual(["support", [], true]);
   });
 
   it("passes on not_found and the API's error event with its retry time", async () => {

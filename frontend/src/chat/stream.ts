@@ -1,7 +1,7 @@
 // Asking a question: POST it and turn the answer's event stream (docs/api.md) into calls on a handler.
 import { request } from "../api/client";
 import { readEvents } from "../api/sse";
-import type { MessageState, Source } from "../api/types";
+import type { MessageState, Quote, Source, Support } from "../api/types";
 
 export interface AskRequest {
   question: string;
@@ -11,7 +11,11 @@ export interface AskRequest {
 export interface AnswerHandler {
   onMessage(messageId: number): void;
   onSources(sources: Source[], notFound: boolean): void;
+  /** The verbatim answering sentence(s) of a passage, or null when no passage answers the question literally. */
+  onQuote(quote: Quote | null): void;
   onDelta(text: string): void;
+  /** After the last delta: each generated sentence with its citation or flag. */
+  onSupport(support: Support): void;
   onDone(state: MessageState, stopReason: string | null): void;
   onError(message: string, retryAfter: number | null): void;
 }
@@ -47,7 +51,9 @@ export async function streamAnswer(
       const body = data as Record<string, unknown>;
       if (event === "message") handler.onMessage(body.message_id as number);
       else if (event === "sources") handler.onSources(body.sources as Source[], Boolean(body.not_found));
+      else if (event === "quote") handler.onQuote((body.quote as Quote | null) ?? null);
       else if (event === "delta") handler.onDelta(body.text as string);
+      else if (event === "support") handler.onSupport({ sentences: (body.sentences as Support["sentences"] | undefined) ?? [], warning: Boolean(body.warning) });
       else if (event === "error") handler.onError(body.message as string, (body.retry_after as number | undefined) ?? null);
       else if (event === "done") {
         finished = true;

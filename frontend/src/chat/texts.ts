@@ -20,3 +20,16 @@ export function stateNote(state: string, stopReason: string | null): string | nu
   if (stopReason === "deadline") return "Het antwoord werd afgebroken: het duurde te lang.";
   return null;
 }
+
+// Issue 21: the quote first, then the generated answer with each sentence cited or flagged.
+export const QUOTE_HEADING = "Uit het document";
+export const NO_QUOTE = "Geen passage gevonden die de vraag letterlijk beantwoordt.";
+export const GENERATED_HEADING = "Gegenereerd antwoord";
+export const UNSUPPORTED = "niet gevonden in de bronnen";
+export const SUPPORT_WARNING = "Let op: de meeste zinnen van dit antwoord staan niet in de bronnen. Controleer ze in de documenten.";
+
+export const SHOW_IN_DOCUMENT = "toon in het document";
+
+export function citationLabel(citation: number, title: string, pages: string): string {
+  return `Bron [${citation}]: toon de zin in ${title}, ${pages}`;
+}

@@ -75,3 +75,71 @@ export function locatePassage(items: readonly string[], passage: string): number
   for (let k = run.startA; k < run.startA + run.length; k++) found.add(itemOfChar[k]);
   return [...found].sort((x, y) => x - y);
 }
+
+/** What to mark on a page: text item index -> [start, end) character range in that item's string. */
+export type Highlight = Map<number, [number, number]>;
+
+/** Normalised sentences shorter than this are only trusted inside the passage's part (elsewhere: chance). */
+const SHORTEST_FREE_SENTENCE = 12;
+const CLOSING = /[.!?…;:,)\]"'”’»]/;
+
+/**
+ * Where `sentence` (a verbatim part of `passage`, e.g. the quote) lies on the page, to the character: the whole
+ * sentence, found exactly after normalising; of several places, one inside the passage's part. Empty when the page
+ * does not hold it whole (wrong page, cut by a page break).
+ */
+export function locateSentence(items: readonly string[], sentence: string, passage: string): Highlight {
+  const place: { item: number; offset: number }[] = [];
+  let page = "";
+  items.forEach((item, index) => {
+    const { chars, origin } = normalise(item);
+    page += chars;
+    origin.forEach((offset) => place.push({ item: index, offset }));
+  });
+  const wanted = normalise(sentence).chars;
+  const found: number[] = [];
+  for (let at = wanted ? page.indexOf(wanted) : -1; at >= 0; at = page.indexOf(wanted, at + 1)) found.push(at);
+  if (found.length === 0) return new Map();
+  let start: number | undefined = found[0];
+  if (found.length > 1 || wanted.length < SHORTEST_FREE_SENTENCE) {
+    const passageItems = new Set(locatePassage(items, passage));
+    start = found.find((at) => passageItems.has(place[at].item)) ?? (wanted.length < SHORTEST_FREE_SENTENCE ? undefined : start);
+  }
+  const highlight: Highlight = new Map();
+  if (start === undefined) return highlight;
+  for (let k = start; k < start + wanted.length; k++) {
+    const { item, offset } = place[k];
+    const range = highlight.get(item);
+    highlight.set(item, range ? [range[0], offset + 1] : [offset, offset + 1]);
+  }
+  // Normalising dropped the sentence's closing punctuation: mark it too.
+  const { item, offset } = place[start + wanted.length - 1];
+  let end = offset + 1;
+  while (end < items[item].length && CLOSING.test(items[item][end])) end++;
+  highlight.set(item, [(highlight.get(item) as [number, number])[0], end]);
+  return highlight;
+}
+
+/**
+ * The viewer's highlight: `sentence` alone where the page holds it, else the passage's part on this page (whole
+ * text items), else nothing.
+ */
+export function locateHighlight(items: readonly string[], passage: string, sentence?: string): Highlight {
+  const narrow = sentence ? locateSentence(items, sentence, passage) : new Map<number, [number, number]>();
+  if (narrow.size > 0) return narrow;
+  return new Map(locatePassage(items, passage).map((index) => [index, [0, items[index].length]]));
+}
+
+/**
+ * The first of `pages` whose text items hold `sentence` whole (a passage across a page break: its sentence may be on
+ * the later page), or null when none does. `itemsOf` reads a page's text items.
+ */
+export async function pageHoldingSentence(
+  pages: readonly number[],
+  itemsOf: (page: number) => Promise<string[]>,
+  sentence: string,
+  passage: string,
+): Promise<number | null> {
+  for (const page of pages) if (locateSentence(await itemsOf(page), sentence, passage).size > 0) return page;
+  return null;
+}
