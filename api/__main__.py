@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         ingest_settings = IngestSettings(database_url=settings.database_url)
         placeholders = settings.placeholder_secrets(ingest_settings)
         if placeholders:
-            log.error("%s still hold the change-me placeholder of .env.example: set real secrets", placeholders)
+            log.error(
+                "%s still hold the change-me placeholder of .env.example: set real secrets", placeholders
+            )
             return 2
         exit_unless_embedder_loadable(ingest_settings)
         schema.migrate(settings.database_url)

@@ -42,7 +42,9 @@ def test_the_cookie_is_secure_when_served_over_https(app: FastAPI, api_settings:
     assert "Secure" in response.headers["set-cookie"]
 
 
-@pytest.mark.parametrize(("api_host", "cookie_secure", "secure"), [("0.0.0.0", None, True), ("::1", False, False)])
+@pytest.mark.parametrize(
+    ("api_host", "cookie_secure", "secure"), [("0.0.0.0", None, True), ("::1", False, False)]
+)
 def test_the_cookie_is_secure_unless_the_api_is_embedded_or_told_otherwise(
     api_settings: ApiSettings,
     ingest_settings: IngestSettings,

@@ -49,9 +49,12 @@ def test_a_burst_of_parallel_wrong_passwords_gets_at_most_the_limit_of_401s(
 ) -> None:
     add_user(api_settings.database_url, "ann", Role.clinician)
 
-    with api_server(app) as url, httpx.Client(base_url=url, timeout=60) as browser:
-        with ThreadPoolExecutor(BURST) as pool:
-            answers = list(pool.map(lambda _: login(browser, "ann", "guess"), range(BURST)))
+    with (
+        api_server(app) as url,
+        httpx.Client(base_url=url, timeout=60) as browser,
+        ThreadPoolExecutor(BURST) as pool,
+    ):
+        answers = list(pool.map(lambda _: login(browser, "ann", "guess"), range(BURST)))
 
     assert set(answers) <= {401, 429}, answers
     assert 1 <= answers.count(401) <= api_settings.login_attempts, answers
