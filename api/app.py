@@ -11,9 +11,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from api.bodylimits import BodyLimits, too_large_in_dutch
 from api.chat import routes as chat
 from api.frontend import built_frontend
+from api.middleware import BodyLimits, NoStore, too_large_in_dutch
 from api.routes import admin, auth, conversations, documents, evaluator, feedback, health
 from api.services import evaluation, oidc
 from api.services.errors import ServiceError
@@ -85,6 +85,7 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     if app.state.sso is not None:
         _keep_sso_flow_in_a_cookie(app, settings)
     app.add_middleware(BodyLimits, max_upload_mb=settings.max_upload_mb)
+    app.add_middleware(NoStore)
     app.add_exception_handler(ServiceError, _service_error)
     app.add_exception_handler(HTTPException, too_large_in_dutch)
     for router in (

@@ -1,6 +1,6 @@
 """Request bodies are limited before any route reads them: 64 KB by default (the public login route included),
 MAX_UPLOAD_MB on the PDF upload, a few MB on the evaluation-set upload. nginx applies the same limits in production
-(tests/deploy/test_nginx.py)."""
+(tests/deploy/test_nginx.py). And no cache keeps an API answer."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from api.bodylimits import DEFAULT_BODY_LIMIT, EVALUATION_SET_BODY_LIMIT, TOO_LARGE
+from api.middleware import DEFAULT_BODY_LIMIT, EVALUATION_SET_BODY_LIMIT, TOO_LARGE
 from api.models import Role
 from api.settings import ApiSettings
 from tests.api.conftest import SignIn
@@ -73,3 +73,11 @@ def test_uploads_get_the_upload_limit_and_evaluation_sets_a_few_megabytes(
 
     assert upload.status_code == 201, upload.text
     assert too_large_set.status_code == too_large_upload.status_code == 413
+
+
+def test_api_answers_are_not_stored_by_caches(client: TestClient, sign_in: SignIn) -> None:
+    admin = sign_in("ada", Role.admin)
+
+    assert client.get("/api/health").headers["cache-control"] == "no-store"
+    assert admin.get("/api/auth/me").headers["cache-control"] == "no-store"
+    assert client.post("/api/auth/login", content=MANY_OBJECTS).headers["cache-control"] == "no-store"

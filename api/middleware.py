@@ -1,5 +1,6 @@
-"""Request body limits, enforced before any route reads a body (FastAPI parses JSON before the user is known).
+"""HTTP policies of the whole API: request body limits and no caching of its answers.
 
+Body limits are enforced before any route reads a body (FastAPI parses JSON before the user is known).
 Starlette's limiter counts the bytes as they arrive, with or without Content-Length; this picks its limit by path:
 a small default for every JSON route, the upload size on the PDF upload, a few MB on the evaluation-set upload.
 nginx sets the same limits in production (nginx/templates/vraagbaak.conf.template).
@@ -8,10 +9,10 @@ nginx sets the same limits in production (nginx/templates/vraagbaak.conf.templat
 from fastapi import Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse, Response
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.services.evaluation import MAX_SET_BYTES
 
@@ -56,3 +57,23 @@ async def too_large_in_dutch(request: Request, error: Exception) -> Response:
     if error.status_code == 413:
         return JSONResponse({"detail": TOO_LARGE}, status_code=413)
     return await http_exception_handler(request, error)
+
+
+class NoStore:
+    """An ASGI middleware: `Cache-Control: no-store` on every /api answer (questions, sessions and exports are no
+    business of a browser's or proxy's cache); the front-end's files keep their own caching."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_no_store(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)["Cache-Control"] = "no-store"
+            await send(message)
+
+        await self.app(scope, receive, send_no_store)
