@@ -35,10 +35,23 @@ def main(argv: list[str] | None = None) -> int:
         schema.migrate(settings.database_url)
         return users_cli.run(settings, args)
     else:
-        exit_unless_embedder_loadable(IngestSettings(database_url=settings.database_url))
+        ingest_settings = IngestSettings(database_url=settings.database_url)
+        placeholders = settings.placeholder_secrets(ingest_settings)
+        if placeholders:
+            log.error(
+                "%s still hold the change-me placeholder of .env.example: set real secrets", placeholders
+            )
+            return 2
+        exit_unless_embedder_loadable(ingest_settings)
         schema.migrate(settings.database_url)
         print(f"Vraagbaak API on http://{settings.api_host}:{settings.api_port}", flush=True)
-        uvicorn.run(create_app(settings), host=settings.api_host, port=settings.api_port, proxy_headers=True)
+        uvicorn.run(
+            create_app(settings, ingest_settings),
+            host=settings.api_host,
+            port=settings.api_port,
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
+        )
     return 0
 
 

@@ -8,14 +8,15 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
 from api.chat import routes as chat
 from api.frontend import built_frontend
+from api.middleware import BodyLimits, NoStore, too_large_in_dutch
 from api.routes import admin, auth, conversations, documents, evaluator, feedback, health
 from api.services import evaluation, oidc
 from api.services.errors import ServiceError
-from api.services.login import LoginThrottle
 from api.settings import ApiSettings
 from ingest.settings import IngestSettings
 from ingest.worker import JobWorker
@@ -49,9 +50,9 @@ def _keep_sso_flow_in_a_cookie(app: FastAPI, settings: ApiSettings) -> None:
     to the SSO routes, for ten minutes, SameSite=Lax because the provider's redirect back is a cross-site
     navigation."""
     secret = settings.secret_key.get_secret_value() if settings.secret_key else secrets.token_urlsafe(32)
-    secure = settings.cookie_secure
-    if secure is None:
-        secure = (settings.oidc_redirect_base_url or "").startswith("https://")
+    secure = settings.cookie_is_secure(
+        "https" if (settings.oidc_redirect_base_url or "").startswith("https://") else "http"
+    )
     app.add_middleware(
         SessionMiddleware,
         secret_key=secret,
@@ -80,11 +81,13 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     app.state.job_worker = None
     app.state.report_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluation-report")
     app.state.index_lock = threading.Lock()
-    app.state.login_throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
     app.state.sso = oidc.SingleSignOn(settings) if settings.oidc_enabled else None
     if app.state.sso is not None:
         _keep_sso_flow_in_a_cookie(app, settings)
+    app.add_middleware(BodyLimits, max_upload_mb=settings.max_upload_mb)
+    app.add_middleware(NoStore)
     app.add_exception_handler(ServiceError, _service_error)
+    app.add_exception_handler(HTTPException, too_large_in_dutch)
     for router in (
         health.router,
         auth.router,

@@ -4,6 +4,7 @@ Unset values give the embedded default (SQLite under `.data/`, the worker on loc
 production values.
 """
 
+import ipaddress
 from pathlib import Path
 from typing import Self
 
@@ -12,6 +13,16 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ingest.database import check_database_url
+from ingest.settings import IngestSettings
+
+PLACEHOLDER = "change-me"
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class ApiSettings(BaseSettings):
@@ -30,10 +41,26 @@ class ApiSettings(BaseSettings):
     # accounts and sessions
     session_hours: float = Field(12, gt=0, description="A browser session ends this long after login.")
     cookie_secure: bool | None = Field(
-        None, description="Secure flag of the session cookie; unset = set when the request came over HTTPS."
+        None,
+        description="Secure flag of the session cookies; unset = always set, except when API_HOST is a loopback "
+        "address (the embedded mode), where it is set only for requests that came over HTTPS.",
     )
-    login_attempts: int = Field(5, ge=1, description="Failed logins per name and address within the window.")
-    login_window_seconds: int = Field(900, ge=1, description="The window of LOGIN_ATTEMPTS.")
+    login_attempts: int = Field(
+        5, ge=1, description="Failed logins per name and client address within the window, then 429."
+    )
+    login_attempts_per_address: int = Field(
+        30, ge=1, description="Failed logins per client address (any names) within the window."
+    )
+    login_attempts_per_account: int = Field(
+        50, ge=1, description="Failed logins per name (any addresses) within the window."
+    )
+    login_window_seconds: int = Field(900, ge=1, description="The window of the login limits.")
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1",
+        description="Comma-separated addresses or networks of the reverse proxy whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed (the client address the login limits count); requests from anywhere "
+        "else are taken at their own address.",
+    )
 
     # single sign-on with the hospital's OpenID Connect provider (off unless OIDC_ISSUER is set)
     oidc_issuer: str | None = Field(
@@ -74,6 +101,28 @@ class ApiSettings(BaseSettings):
     @property
     def oidc_enabled(self) -> bool:
         return self.oidc_issuer is not None
+
+    def cookie_is_secure(self, scheme: str) -> bool:
+        """Secure unless said otherwise; only the embedded mode (the API on a loopback address, plain HTTP to
+        the browser on the same machine) leaves it off for requests that did not come over HTTPS."""
+        if self.cookie_secure is not None:
+            return self.cookie_secure
+        return scheme == "https" or not _is_loopback(self.api_host)
+
+    def placeholder_secrets(self, ingest: IngestSettings) -> list[str]:
+        """The settings still holding a `change-me-…` placeholder from `.env.example`."""
+        values = {
+            "DATABASE_URL": self.database_url,
+            "SECRET_KEY": self.secret_key,
+            "OIDC_CLIENT_SECRET": self.oidc_client_secret,
+            "WEAVIATE_API_KEY": ingest.weaviate_api_key,
+        }
+        return [
+            name
+            for name, value in values.items()
+            if value is not None
+            and PLACEHOLDER in (value.get_secret_value() if isinstance(value, SecretStr) else value)
+        ]
 
     @field_validator("database_url")
     @classmethod

@@ -1,8 +1,6 @@
 """Writing a report as CSV (for spreadsheets), JSON (for the evaluator endpoints), Markdown (for docs/) and one
 self-contained HTML page (tables and figures inline, so it can be mailed or archived as a single file)."""
 
-import csv
-import io
 import json
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -11,6 +9,7 @@ from typing import Any
 
 import jinja2
 
+from api.csvfile import csv_text
 from api.evaluation.floor import GROUPS, MEASURE_LABELS, MEASURES, Distribution, distributions, floor_figure
 from api.evaluation.metrics import DEPTH, Summary
 from api.evaluation.plots import cumulative_hits_figure, png_data_uri, rank_density_figure
@@ -217,11 +216,7 @@ def _csv(rows: Sequence[dict[str, Any]]) -> str:
     if not rows:
         return ""
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return csv_text(columns, ([row.get(column, "") for column in columns] for row in rows))
 
 
 _TEMPLATE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string(

@@ -16,6 +16,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from api.csvfile import restored
+
 DOCUMENT_SEPARATOR = ";"
 CSV_COLUMNS = ("question", "relevant_documents")
 OPTIONAL_CSV_COLUMNS = ("id",)
@@ -80,7 +82,8 @@ def read_queries(path: Path) -> list[EvalQuery]:
 
 
 def parse_csv(text: str, source: str = "<csv>") -> list[EvalQuery]:
-    """Parse `question,relevant_documents` rows (an `id` column is optional; line numbers are the default id)."""
+    """Parse `question,relevant_documents` rows (an `id` column is optional; line numbers are the default id);
+    a cell our exports made inert for spreadsheets reads back as it was typed."""
     rows = _csv_rows(text, source)
     header_line, header = next(rows, (1, []))
     columns = _check_header([name.strip().lower() for name in header], header_line, source)
@@ -92,7 +95,7 @@ def parse_csv(text: str, source: str = "<csv>") -> list[EvalQuery]:
             raise QueryFileError(
                 source, line, f"expected {len(columns)} fields ({', '.join(columns)}), got {len(row)}"
             )
-        fields: dict[str, Any] = dict(zip(columns, row, strict=True))
+        fields: dict[str, Any] = dict(zip(columns, map(restored, row), strict=True))
         fields.setdefault("id", f"line {line}")
         fields["relevant_documents"] = _split_documents(fields["relevant_documents"])
         queries.append(_validated(fields, source, line))

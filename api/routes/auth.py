@@ -19,11 +19,6 @@ from api.views import user_out
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
 
-def _throttle(request: Request) -> login_service.LoginThrottle:
-    throttle: login_service.LoginThrottle = request.app.state.login_throttle
-    return throttle
-
-
 def _sso(request: Request) -> oidc.SingleSignOn:
     sso: oidc.SingleSignOn | None = request.app.state.sso
     if sso is None:
@@ -37,7 +32,7 @@ SsoDep = Annotated[oidc.SingleSignOn, Depends(_sso)]
 def _set_session_cookie(
     response: Response, request: Request, settings: ApiSettings, opened: sessions.OpenedSession
 ) -> None:
-    secure = settings.cookie_secure if settings.cookie_secure is not None else request.url.scheme == "https"
+    secure = settings.cookie_is_secure(request.url.scheme)
     response.set_cookie(
         SESSION_COOKIE,
         opened.token,
@@ -51,7 +46,10 @@ def _set_session_cookie(
 
 @router.post(
     "/login",
-    responses={401: {"description": "wrong name or password"}, 403: {}, 429: {"description": "Retry-After"}},
+    responses={
+        401: {"description": "wrong name or password, or a disabled account"},
+        429: {"description": "too many failed logins; Retry-After"},
+    },
 )
 def login(
     body: LoginRequest,
@@ -59,11 +57,11 @@ def login(
     response: Response,
     db: SessionDep,
     settings: SettingsDep,
-    throttle: Annotated[login_service.LoginThrottle, Depends(_throttle)],
 ) -> SessionOut:
+    """The client address is the proxy's X-Forwarded-For only when the proxy is in FORWARDED_ALLOW_IPS."""
     client = request.client.host if request.client else "unknown"
     try:
-        done = login_service.login(db, settings, throttle, body.username, body.password, client)
+        done = login_service.login(db, settings, body.username, body.password, client)
     except login_service.LoginRefused as refused:
         headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else None
         raise HTTPException(refused.status, refused.detail, headers=headers) from None

@@ -5,8 +5,6 @@ question whose shown documents were marked as containing the answer becomes a la
 documents as the relevant ones (the source study built its test set the same way, from "liked" documents).
 """
 
-import csv
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,6 +12,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from api.csvfile import csv_text
 from api.evaluation.queries import CSV_COLUMNS, DOCUMENT_SEPARATOR
 from api.models import Conversation, DocumentFeedback, Message, User
 from api.services.conversations import owned_message
@@ -92,35 +91,33 @@ def _iso(moment: datetime) -> str:
 
 def feedback_csv(db: Session) -> str:
     """One row per document shown with an answer that got any feedback (documents without an answer: empty)."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(FEEDBACK_COLUMNS)
+    return csv_text(FEEDBACK_COLUMNS, _feedback_rows(db))
+
+
+def _feedback_rows(db: Session) -> Iterator[tuple[object, ...]]:
     for conversation, message in _messages_with_feedback(db):
         judged = {row.document_id: row for row in message.feedback}
         for rank, source in enumerate(message.sources, start=1):
             row = judged.get(str(source["document_id"]))
-            writer.writerow(
-                (
-                    conversation.id,
-                    message.id,
-                    _iso(message.created_at),
-                    message.question,
-                    message.state,
-                    message.model or "",
-                    message.method or "",
-                    rank,
-                    source["document_id"],
-                    source.get("title", ""),
-                    source.get("page_start", ""),
-                    source.get("page_end", ""),
-                    source.get("chunk_index", ""),
-                    source.get("score", ""),
-                    _yes_no(row.contains_answer if row else None),
-                    _yes_no(row.highlight_correct if row else None),
-                    _yes_no(conversation.answer_found),
-                )
+            yield (
+                conversation.id,
+                message.id,
+                _iso(message.created_at),
+                message.question,
+                message.state,
+                message.model or "",
+                message.method or "",
+                rank,
+                source["document_id"],
+                source.get("title", ""),
+                source.get("page_start", ""),
+                source.get("page_end", ""),
+                source.get("chunk_index", ""),
+                source.get("score", ""),
+                _yes_no(row.contains_answer if row else None),
+                _yes_no(row.highlight_correct if row else None),
+                _yes_no(conversation.answer_found),
             )
-    return out.getvalue()
 
 
 @dataclass(frozen=True)
@@ -142,11 +139,10 @@ def labelled_questions(db: Session) -> list[LabelledQuestion]:
 
 def feedback_set_csv(db: Session) -> str:
     """`id,question,relevant_documents` (documents by id, `;`-separated), readable by `python -m api.evaluate`."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(("id", *CSV_COLUMNS))
-    for question in labelled_questions(db):
-        writer.writerow(
+    return csv_text(
+        ("id", *CSV_COLUMNS),
+        (
             (question.id, question.question, DOCUMENT_SEPARATOR.join(question.relevant_documents))
-        )
-    return out.getvalue()
+            for question in labelled_questions(db)
+        ),
+    )

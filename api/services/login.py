@@ -1,22 +1,28 @@
-"""Password login with a limit on failed attempts per name and client address (a moving window)."""
+"""Password login with limits on failed attempts, kept in the database so that every API process counts alike.
+
+Three limits over one moving window: per name and client address (a user mistyping), per address across names (one
+password tried against every name) and per name across addresses (guesses spread over many machines). An attempt
+is written and committed *before* its password is checked, so parallel guesses see each other and at most the
+limit of them reach the password check; a success is marked and stops counting, but does not wipe earlier
+failures (no reward for a lucky guess).
+"""
 
 import math
-import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
-from limits import RateLimitItemPerSecond
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
+from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from api.models import User
+from api.models import LoginAttempt, User
 from api.services import sessions, users
 from api.settings import ApiSettings
 
 WRONG_LOGIN = "Onbekende gebruikersnaam of verkeerd wachtwoord."
+# Said only after single sign-on, where the provider has already proved who it is; a password login never says it.
 DISABLED = "Dit account is uitgeschakeld."
 TOO_MANY = "Te veel mislukte aanmeldpogingen. Probeer het later opnieuw."
+CLIENT_LENGTH = 64
 
 
 class LoginRefused(Exception):
@@ -27,39 +33,49 @@ class LoginRefused(Exception):
         self.retry_after = retry_after
 
 
-class LoginThrottle:
-    """Counts failed logins per (name, address); a success does not reset the count (no guessing reward)."""
-
-    def __init__(self, attempts: int, window_seconds: int) -> None:
-        self._limit = RateLimitItemPerSecond(attempts, window_seconds)
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
-
-    def check(self, key: str) -> None:
-        if not self._limiter.test(self._limit, key):
-            reset = self._limiter.get_window_stats(self._limit, key).reset_time
-            raise LoginRefused(429, TOO_MANY, max(1, math.ceil(reset - time.time())))
-
-    def failed(self, key: str) -> None:
-        self._limiter.hit(self._limit, key)
-
-
 @dataclass(frozen=True)
 class LoggedIn:
     user: User
     session: sessions.OpenedSession
 
 
-def login(
-    db: Session, settings: ApiSettings, throttle: LoginThrottle, username: str, password: str, client: str
-) -> LoggedIn:
-    key = f"{username.strip().lower()}|{client}"
-    throttle.check(key)
+def login(db: Session, settings: ApiSettings, username: str, password: str, client: str) -> LoggedIn:
+    """A disabled account answers exactly as a wrong password: the password says nothing about the account."""
+    attempt = _record_attempt(db, settings, username.strip().lower()[:150], client[:CLIENT_LENGTH])
     user = users.check_login(db, username, password)
-    if user is None:
-        throttle.failed(key)
+    if user is None or user.disabled:
+        db.commit()  # a rehashed password of a disabled account is still worth keeping
         raise LoginRefused(401, WRONG_LOGIN)
-    if user.disabled:
-        raise LoginRefused(403, DISABLED)
+    db.execute(update(LoginAttempt).where(LoginAttempt.id == attempt).values(succeeded=True))
     opened = sessions.open_session(db, user, timedelta(hours=settings.session_hours))
     db.commit()
     return LoggedIn(user, opened)
+
+
+def _record_attempt(db: Session, settings: ApiSettings, username: str, client: str) -> int:
+    """Commit the attempt, then count it with the others: past the limit it is removed again and refused."""
+    now = datetime.now(UTC)
+    since = now - timedelta(seconds=settings.login_window_seconds)
+    db.execute(delete(LoginAttempt).where(LoginAttempt.at < since))
+    attempt = LoginAttempt(username=username, client=client, at=now)
+    db.add(attempt)
+    db.flush()
+    attempt_id = attempt.id
+    db.commit()
+    limits: list[tuple[int, list[ColumnElement[bool]]]] = [
+        (settings.login_attempts, [LoginAttempt.username == username, LoginAttempt.client == client]),
+        (settings.login_attempts_per_address, [LoginAttempt.client == client]),
+        (settings.login_attempts_per_account, [LoginAttempt.username == username]),
+    ]
+    for limit, conditions in limits:
+        counted, oldest = db.execute(
+            select(func.count(), func.min(LoginAttempt.at)).where(
+                LoginAttempt.at >= since, LoginAttempt.succeeded.is_(False), *conditions
+            )
+        ).one()
+        if counted > limit:
+            db.execute(delete(LoginAttempt).where(LoginAttempt.id == attempt_id))
+            db.commit()
+            ends = sessions.aware(oldest) + timedelta(seconds=settings.login_window_seconds)
+            raise LoginRefused(429, TOO_MANY, max(1, math.ceil((ends - now).total_seconds())))
+    return attempt_id

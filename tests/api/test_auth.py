@@ -1,14 +1,17 @@
 """Signing in and out: session cookie, CSRF header, bearer tokens, disabled users, the login rate limit."""
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from api.app import create_app
 from api.deps import CSRF_HEADER, SESSION_COOKIE
 from api.models import Role
 from api.services import sessions, users
 from api.settings import ApiSettings
 from ingest.database import get_engine
+from ingest.settings import IngestSettings
 from tests.api.conftest import PASSWORD, SignIn, add_user
 
 
@@ -39,6 +42,26 @@ def test_the_cookie_is_secure_when_served_over_https(app: FastAPI, api_settings:
     assert "Secure" in response.headers["set-cookie"]
 
 
+@pytest.mark.parametrize(
+    ("api_host", "cookie_secure", "secure"), [("0.0.0.0", None, True), ("::1", False, False)]
+)
+def test_the_cookie_is_secure_unless_the_api_is_embedded_or_told_otherwise(
+    api_settings: ApiSettings,
+    ingest_settings: IngestSettings,
+    api_host: str,
+    cookie_secure: bool | None,
+    secure: bool,
+) -> None:
+    """Production (the API on every interface, behind a proxy) gets the Secure flag even if the proxy did not say
+    HTTPS; only COOKIE_SECURE=false or the embedded mode on loopback leave it off."""
+    settings = api_settings.model_copy(update={"api_host": api_host, "cookie_secure": cookie_secure})
+    add_user(settings.database_url, "ann", Role.clinician)
+    with TestClient(create_app(settings, ingest_settings)) as browser:
+        response = browser.post("/api/auth/login", json={"username": "ann", "password": PASSWORD})
+
+    assert ("Secure" in response.headers["set-cookie"]) is secure
+
+
 def test_wrong_password_and_unknown_name_get_the_same_answer(
     client: TestClient, api_settings: ApiSettings
 ) -> None:
@@ -60,7 +83,7 @@ def test_a_disabled_user_cannot_sign_in_and_is_signed_out(sign_in: SignIn, api_s
 
     assert browser.get("/api/auth/me").status_code == 401
     again = browser.post("/api/auth/login", json={"username": "ann", "password": PASSWORD})
-    assert again.status_code == 403
+    assert again.status_code == 401  # as a wrong password (tests/api/test_login_throttle.py)
 
 
 def test_failed_logins_are_limited_with_retry_after(client: TestClient, api_settings: ApiSettings) -> None:

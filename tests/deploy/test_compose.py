@@ -260,3 +260,10 @@ def test_postgres_is_pinned_and_keeps_its_data_in_a_volume(deployment: Path) -> 
 
     assert postgres["image"].split(":", 1)[1].split("-")[0].count(".") == 1
     assert {mount["target"] for mount in postgres["volumes"]} == {"/var/lib/postgresql/data"}
+
+
+def test_the_api_believes_forwarded_addresses_from_its_own_network_only(deployment: Path) -> None:
+    config = yaml.safe_load(_compose_config(deployment).stdout)
+    subnets = [entry["subnet"] for entry in config["networks"]["default"]["ipam"]["config"]]
+
+    assert [_environment(config["services"]["api"])["FORWARDED_ALLOW_IPS"]] == subnets

@@ -1,6 +1,7 @@
 """nginx in front of the API: Debian's nginx runs the production config (nginx/) with upstreams on loopback."""
 
 import re
+import ssl
 import subprocess
 import time
 from pathlib import Path
@@ -10,7 +11,7 @@ from dotenv import dotenv_values
 
 from tests.deploy.conftest import CLINICIAN, PASSWORD
 from tests.deploy.nginx_site import NginxSite, nginx_arguments, template_placeholders, write_config
-from tests.deploy.servers import UPLOAD_LIMIT_MB
+from tests.deploy.servers import UPLOAD_LIMIT_MB, free_port, start_nginx
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NGINX_DOCKERFILE = REPO_ROOT / "nginx" / "Dockerfile"
@@ -155,3 +156,61 @@ def test_answers_stream_through_tls_unbuffered_and_uncompressed(https: httpx.Cli
     # Buffered, every event would arrive in one burst at the end; streamed, they arrive as generated.
     assert done - deltas[0] > 0.3, arrivals
     assert len({round(moment, 2) for moment in deltas}) >= 3, arrivals
+
+
+def test_a_forged_x_forwarded_for_does_not_change_the_login_limit_key(https: httpx.Client) -> None:
+    """nginx sends its own view of the client address, not one the client wrote: the API counts the same key."""
+    guess = {"username": "raadsel", "password": "geraden"}
+    for _ in range(5):  # LOGIN_ATTEMPTS unset: 5 per name and address
+        assert https.post("/api/auth/login", json=guess).status_code == 401
+
+    forged = https.post("/api/auth/login", json=guess, headers={"X-Forwarded-For": "203.0.113.9"})
+
+    assert forged.status_code == 429
+    assert forged.headers["content-type"].startswith("application/json")  # the API's limit, not nginx's
+
+
+def test_an_oversized_json_body_to_login_is_refused_by_nginx(https: httpx.Client) -> None:
+    many_objects = b"[" + b"{}," * 40_000 + b"{}]"
+
+    response = https.post(
+        "/api/auth/login", content=many_objects, headers={"Content-Type": "application/json"}
+    )
+
+    assert response.status_code == 413
+    assert "nginx" in response.text  # nginx's own page: the body never reached the API
+
+
+def test_an_evaluation_set_of_a_few_megabytes_passes_nginx(https: httpx.Client) -> None:
+    questions = b"question,relevant_documents\n" + b"Hoe lang wrijven?,handhygiene\n" * 100_000
+
+    response = https.post("/api/evaluator/sets", files={"file": ("vragen.csv", questions, "text/csv")})
+
+    assert len(questions) > UPLOAD_LIMIT_MB * MEGABYTE
+    assert response.status_code == 401  # the API answered: no user
+    assert response.headers["content-type"].startswith("application/json")
+
+
+def test_api_answers_are_not_stored_by_caches(https: httpx.Client) -> None:
+    assert https.get("/api/health").headers["cache-control"] == "no-store"
+
+
+def test_nginx_limits_the_login_rate_per_address_itself(
+    nginx_binary: Path, tls_pair: Path, frontend_build: Path, tmp_path: Path
+) -> None:
+    """A burst of logins beyond nginx's allowance is answered 429 by nginx (nothing listens upstream: the rest
+    get 502)."""
+    for site in start_nginx(nginx_binary, tmp_path, tls_pair, frontend_build, free_port()):
+        with httpx.Client(
+            base_url=f"https://localhost:{site.https_port}",
+            verify=ssl.create_default_context(cafile=tls_pair / "cert.pem"),
+            timeout=30,
+        ) as client:
+            answers = [
+                client.post("/api/auth/login", json={"username": "a", "password": "b"}).status_code
+                for _ in range(60)
+            ]
+
+    assert set(answers) == {502, 429}, answers
+    assert answers.count(429) >= 20, answers
+    assert answers[0] == 502, answers

@@ -133,3 +133,25 @@ def test_html_page_is_self_contained_with_both_rank_figures_per_level_and_the_fl
         assert base64.b64decode(data).startswith(b"\x89PNG")
     assert "COVID-QA (English)" in page
     assert "weg.pdf" in page
+
+
+def test_report_csvs_make_formulas_inert_and_keep_numbers(tmp_path: Path) -> None:
+    formula = '=HYPERLINK("https://kwaad.example","Klik")'
+    outcome = QueryOutcome(
+        query_id="-1+1",
+        question=formula,
+        answerable=True,
+        document_judged=True,
+        document_rank=1,
+        chunk_judged=True,
+        chunk_rank=1,
+        unresolved=(),
+    )
+    write_report(EvaluationReport("t", (ConfigurationResult("+bm25", {}, (outcome,)),)), tmp_path)
+
+    (row,) = csv.DictReader(io.StringIO((tmp_path / "queries.csv").read_text()))
+    summary = list(csv.DictReader(io.StringIO((tmp_path / "summary.csv").read_text())))
+
+    assert (row["question"], row["query_id"], row["configuration"]) == ("'" + formula, "'-1+1", "'+bm25")
+    assert {line["configuration"] for line in summary} == {"'+bm25"}
+    assert float(summary[0]["MRR"]) == 1.0

@@ -10,6 +10,7 @@ from dotenv import dotenv_values
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings
 
+from api.__main__ import main as api_main
 from api.settings import ApiSettings
 from ingest.settings import IngestSettings
 from speculative.settings import SpeculativeSettings
@@ -89,3 +90,27 @@ def test_an_invalid_setting_is_refused_with_its_name_and_the_accepted_values(
         message = str(raised.value)
         assert variable.lower() in message
         assert accepted in message
+
+
+@pytest.mark.usefixtures("clean_environment")
+def test_the_api_refuses_to_start_with_the_placeholder_secrets_of_env_example(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    for key, value in _example_values().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("OIDC_CLIENT_SECRET", "change-me-the-secret-the-provider-issued")
+
+    assert api_main(["serve"]) == 2
+
+    for name in ("DATABASE_URL", "SECRET_KEY", "WEAVIATE_API_KEY", "OIDC_CLIENT_SECRET"):
+        assert name in caplog.text
+
+
+@pytest.mark.usefixtures("clean_environment")
+def test_real_secrets_are_no_placeholders(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in _example_values().items():
+        monkeypatch.setenv(key, value.replace("change-me-to-a-long-random", "Xq3v9-long-random"))
+
+    api = ApiSettings(_env_file=None)  # type: ignore[call-arg]
+
+    assert api.placeholder_secrets(IngestSettings(_env_file=None)) == []  # type: ignore[call-arg]
