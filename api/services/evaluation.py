@@ -148,9 +148,9 @@ def run_report(
         outcomes = ask_all(retriever, queries, prepared, resolver)
         settings_used = {"alpha": f"{settings.retrieval_alpha:g}", "embedder": settings.embedding_model}
         result = ConfigurationResult(CONFIGURATION, settings_used, outcomes)
-        report = Report(
-            name, (result,), (f"Vragen: {name} ({len(queries)}); de geïndexeerde documenten.",), CONFIGURATION
-        )
+        asked = f"{len(queries)} {'vraag' if len(queries) == 1 else 'vragen'}"
+        note = f"{asked}, gezocht in de geïndexeerde documenten zoals de chat zoekt."
+        report = Report(name, (result,), (note,), CONFIGURATION)
         files = _write(report, report_dir / str(report_id))
         metrics = {
             level: {"questions": summary.questions, **summary.metrics()}
