@@ -34,7 +34,7 @@ SET_NOT_FOUND = "Evaluatieset niet gevonden."
 REPORT_NOT_FOUND = "Rapport niet gevonden."
 FILE_NOT_FOUND = "Dit rapport heeft geen bestand met die naam."
 INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
-CONFIGURATION = "production"
+CONFIGURATION = "chat"  # the chat's own retrieval settings; the name shows in the figures' legend
 MAX_SET_BYTES = 5_000_000
 
 

@@ -4,6 +4,7 @@ import { ApiError, getJson, request, sendJson } from "../api/client";
 import type { DocumentInfo, Job, JobFile } from "../api/types";
 import { usePolling } from "../api/usePolling";
 import { dateTime, duration } from "../text/dutch";
+import { ScrollBox } from "../ui/ScrollBox";
 
 const RUNNING = new Set(["queued", "running", "interrupted"]);
 // A job's and a file's states as docs/api.md names them (Job), in Dutch.
@@ -120,40 +121,40 @@ export function AdminPage() {
       ))}
 
       <h2>Documenten</h2>
-      <div className="table-scroll">
-      <table className="documents">
-        <thead>
-          <tr>
-            <th scope="col">Titel</th>
-            <th scope="col">Bestand</th>
-            <th scope="col">Pagina's</th>
-            <th scope="col">Stukken</th>
-            <th scope="col">Acties</th>
-          </tr>
-        </thead>
-        <tbody>
-          {documents.map((doc) => (
-            <tr key={doc.id}>
-              <td>{doc.title}</td>
-              <td>{doc.file_name}</td>
-              <td>{doc.page_count}</td>
-              <td>{doc.chunk_count}</td>
-              <td className="actions">
-                <button type="button" onClick={() => void act("POST", `/api/admin/documents/${encodeURIComponent(doc.id)}/reindex`)}>
-                  Opnieuw indexeren
-                </button>
-                <button
-                  type="button"
-                  onClick={() => window.confirm(`"${doc.title}" verwijderen?`) && void act("DELETE", `/api/admin/documents/${encodeURIComponent(doc.id)}`)}
-                >
-                  Verwijderen
-                </button>
-              </td>
+      <ScrollBox label="Documenten">
+        <table className="documents">
+          <thead>
+            <tr>
+              <th scope="col">Titel</th>
+              <th scope="col">Bestand</th>
+              <th scope="col">Pagina's</th>
+              <th scope="col">Stukken</th>
+              <th scope="col">Acties</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-      </div>
+          </thead>
+          <tbody>
+            {documents.map((doc) => (
+              <tr key={doc.id}>
+                <td data-label="Titel">{doc.title}</td>
+                <td data-label="Bestand">{doc.file_name}</td>
+                <td data-label="Pagina's">{doc.page_count}</td>
+                <td data-label="Stukken">{doc.chunk_count}</td>
+                <td className="actions">
+                  <button type="button" onClick={() => void act("POST", `/api/admin/documents/${encodeURIComponent(doc.id)}/reindex`)}>
+                    Opnieuw indexeren
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() => window.confirm(`"${doc.title}" verwijderen?`) && void act("DELETE", `/api/admin/documents/${encodeURIComponent(doc.id)}`)}
+                  >
+                    Verwijderen
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollBox>
     </main>
   );
 }

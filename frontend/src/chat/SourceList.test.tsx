@@ -89,7 +89,7 @@ describe("SourceList in documents-only mode", () => {
     const buttons = screen.getAllByRole("button", { name: "Document bekijken" });
     expect(buttons).toHaveLength(2);
     expect(screen.getByText("pagina 2")).toBeTruthy();
-    expect(screen.getByText("3 passages")).toBeTruthy();
+    expect(screen.getByText("(3 passages)")).toBeTruthy();
     expect(screen.getByText("pagina's 5–6")).toBeTruthy();
     fireEvent.click(buttons[0]);
     expect(onOpen).toHaveBeenCalledWith(sources[0]);

@@ -28,7 +28,7 @@ export function SourceList({ messageId, sources, feedback, heading, onOpen, pass
               {groupByPages(passages).map((samePages) => (
                 <li key={samePages[0].chunk_index}>
                   <span className="pages">{pagesText(samePages[0])}</span>
-                  {samePages.length > 1 && <span className="count">{samePages.length} passages</span>}
+                  {samePages.length > 1 && <span className="count">({samePages.length} passages)</span>}
                   <button type="button" onClick={() => onOpen(samePages[0])}>
                     Document bekijken
                   </button>

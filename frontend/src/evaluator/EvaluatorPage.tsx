@@ -5,6 +5,7 @@ import { ApiError, getJson, request, sendJson } from "../api/client";
 import type { EvaluationSet, Report } from "../api/types";
 import { usePolling } from "../api/usePolling";
 import { count, dateTime } from "../text/dutch";
+import { ScrollBox } from "../ui/ScrollBox";
 
 // A report's states as docs/api.md names them (Report), in Dutch.
 const REPORT_STATUS: Record<string, string> = { queued: "in de wachtrij", running: "bezig", finished: "klaar", failed: "mislukt" };
@@ -144,7 +145,7 @@ function ReportView({ report, setName }: { report: Report; setName: string }) {
       {report.error && <p role="alert" className="error">{report.error}</p>}
       {columns.length > 0 && (
         <>
-          <div className="table-scroll">
+          <ScrollBox label={`Hit@k en MRR van rapport ${report.id}`}>
             <table>
               <thead>
                 <tr>
@@ -167,7 +168,7 @@ function ReportView({ report, setName }: { report: Report; setName: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
           <MetricsExplained />
         </>
       )}
