@@ -268,7 +268,7 @@ table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc
 td.n{text-align:right;font-variant-numeric:tabular-nums}.win{font-weight:bold;background:#e6f4ea}
 figure{display:inline-block;margin:0 1rem 1rem 0}img{max-width:100%}caption{text-align:left;font-weight:bold}
 .scroll{overflow-x:auto}.uitleg{background:#f3f6fa;border-left:4px solid #0b5cad;padding:.5rem 1rem}
-</style></head><body>
+</style></head><body><main>
 <h1>Evaluatierapport: {{ report.title }}</h1>
 <p>Vragenset: <strong>{{ report.title }}</strong> · gemaakt op {{ created }}</p>
 {% for note in report.notes %}<p>{{ note }}</p>{% endfor %}
@@ -283,7 +283,7 @@ beter.</li></ul>
 <p>Hoger is beter voor beide. Vragen waarvan geen enkel genoemd document in de index staat, tellen niet mee.</p>
 </section>
 <h2>Configuraties</h2>
-<div class="scroll"><table><tr><th>naam</th><th>instellingen</th><th>niet meegeteld (onbekende documenten)</th>
+<div class="scroll" role="region" tabindex="0" aria-label="Configuraties"><table><tr><th>naam</th><th>instellingen</th><th>niet meegeteld (onbekende documenten)</th>
 <th>zonder antwoord in de documenten</th></tr>
 {% for result in report.results %}<tr><td>{{ result.name }}</td>
 <td>{% for key, value in result.settings.items() %}{{ key }}={{ value }}{% if not loop.last %}, {% endif %}{% endfor %}</td>
@@ -292,7 +292,7 @@ beter.</li></ul>
 </table></div>
 {% for level in levels %}
 <h2>{{ level_headings[level] }}</h2>
-<div class="scroll"><table><tr><th>configuratie</th><th>vragen</th>{% for metric in winners[level] %}<th>{{ metric }}</th>
+<div class="scroll" role="region" tabindex="0" aria-label="{{ level_headings[level] }}"><table><tr><th>configuratie</th><th>vragen</th>{% for metric in winners[level] %}<th>{{ metric }}</th>
 {% endfor %}</tr>
 {% for row in rows if row.level == level %}<tr><td>{{ row.configuration }}</td><td class="n">{{ row.questions }}</td>
 {% for metric, best in winners[level].items() %}<td class="n{% if row.configuration in best %} win{% endif %}">
@@ -313,7 +313,7 @@ ander document, en van het beste resultaat van vragen waarop geen document antwo
 groepen, dan kan de chat met die drempel "niet gevonden" zeggen. De gecombineerde score wordt per vraag geschaald (het
 beste resultaat krijgt 1); daarom staat ook de cosinusgelijkenis van de dense zoekmethode erbij.</p>
 <figure><img alt="Verdeling van de scores van relevante en niet-relevante resultaten" src="{{ floor_plot }}"></figure>
-<div class="scroll"><table><tr><th>configuratie</th><th>maat</th>{% for group in groups %}<th>{{ group }}<br>p10 / p50 / p90
+<div class="scroll" role="region" tabindex="0" aria-label="Drempel voor niet gevonden"><table><tr><th>configuratie</th><th>maat</th>{% for group in groups %}<th>{{ group }}<br>p10 / p50 / p90
 (n)</th>{% endfor %}</tr>
 {% for row in floor_rows %}<tr>{% for value in row.values() %}<td>{{ value }}</td>{% endfor %}</tr>{% endfor %}
 </table></div>
@@ -326,13 +326,13 @@ mee; deze verwijzingen passen bij geen enkel document in de index:</p>
 <h2>Per vraag</h2>
 <details><summary>Rang van het eerste relevante document per configuratie (&gt;{{ depth }} = niet gevonden, leeg = niet
 beoordeeld)</summary>
-<div class="scroll"><table><tr><th>id</th><th>vraag</th>{% for result in report.results %}<th>{{ result.name }}</th>
+<div class="scroll" role="region" tabindex="0" aria-label="Per vraag"><table><tr><th>id</th><th>vraag</th>{% for result in report.results %}<th>{{ result.name }}</th>
 {% endfor %}</tr>
 {% for outcome in report.results[0].outcomes %}{% set row = loop.index0 %}<tr><td>{{ outcome.query_id }}</td>
 <td>{{ outcome.question }}</td>{% for result in report.results %}{% set o = result.outcomes[row] %}<td class="n">
 {% if o.document_judged %}{{ o.document_rank if o.document_rank is not none else ">" ~ depth }}{% endif %}</td>
 {% endfor %}</tr>{% endfor %}
 </table></div></details>
-</body></html>
+</main></body></html>
 """
 )
