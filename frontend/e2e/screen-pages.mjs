@@ -197,6 +197,18 @@ try {
     await page.setContent(reportHtml);
     await expectNoSeriousViolations(page, "report.html");
   });
+
+  await step(page, "desktop-chat-answer-found-visible", async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.goto(base);
+    const history = page.getByRole("complementary", { name: "Gesprekken" });
+    await history.getByRole("region", { name: "Vandaag" }).getByRole("button").first().click();
+    await page.locator("article.message").first().waitFor();
+    const form = await page.locator("form.ask").boundingBox();
+    check(form && form.y + form.height <= 900, `the question form is on screen at 1366 × 900 (${JSON.stringify(form)})`);
+    await expectUncovered(page.getByRole("group", { name: "Antwoord gevonden?" }), "“Antwoord gevonden?” at 1366 px");
+    await expectNoSeriousViolations(page, "the chat at 1366 px");
+  });
 } catch (error) {
   await page.screenshot({ path: join(artifacts, "failure.png"), fullPage: true }).catch(() => undefined);
   console.error(error instanceof Error ? error.message : error);
