@@ -125,7 +125,8 @@ class PassageOut(BaseModel):
 
 
 class JobFileOut(BaseModel):
-    path: str
+    """A job's file by its name only: the server's folders stay on the server."""
+
     name: str
     status: FileStatus
     message: str | None

@@ -21,6 +21,11 @@ Measure = Literal["score", "dense_similarity"]
 MEASURES: tuple[Measure, ...] = ("score", "dense_similarity")
 MEASURE_LABELS = {"score": "fused score", "dense_similarity": "dense cosine similarity"}
 GROUPS = ("relevant (top 3)", "irrelevant (top 3)", "unanswerable (top 1)")
+# The report page and the figures speak Dutch; GROUPS and MEASURES stay the JSON's and Markdown's keys.
+DUTCH_MEASURE_LABELS = {"score": "gecombineerde score", "dense_similarity": "cosinusgelijkenis (dense)"}
+DUTCH_GROUPS = dict(
+    zip(GROUPS, ("relevant (top 3)", "niet relevant (top 3)", "geen antwoord (top 1)"), strict=True)
+)
 QUANTILES = (0.1, 0.5, 0.9)
 
 
@@ -57,8 +62,10 @@ def floor_figure(outcomes: Sequence[QueryOutcome], title: str) -> Figure:
             # shared bins over the values' own range: one embedder's cosine similarities span a narrow band
             bins = np.histogram_bin_edges(np.concatenate(list(groups.values())), bins=30)
             for group, values in groups.items():
-                axes.hist(values, bins=bins, density=True, histtype="step", linewidth=1.4, label=group)
-        axes.set(xlabel=MEASURE_LABELS[measure], ylabel="density")
+                axes.hist(
+                    values, bins=bins, density=True, histtype="step", linewidth=1.4, label=DUTCH_GROUPS[group]
+                )
+        axes.set(xlabel=DUTCH_MEASURE_LABELS[measure], ylabel="dichtheid")
         axes.grid(alpha=0.3)
         if axes.get_legend_handles_labels()[0]:
             axes.legend(fontsize=8, loc="upper left")

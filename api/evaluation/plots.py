@@ -1,6 +1,7 @@
 """The thesis's two rank figures (3.12 density, 3.13 cumulative), one line per configuration, as PNG data URIs.
 
 PNG embedded as base64 keeps the HTML page one file that opens anywhere, including offline hospital machines.
+The figures are labelled in Dutch: evaluators in the hospital read them (the report page and the evaluator page).
 """
 
 import base64
@@ -19,6 +20,9 @@ from matplotlib.figure import Figure
 from api.evaluation.metrics import CUTOFFS, DEPTH, hit_at, plotted_rank
 from api.evaluation.report import ConfigurationResult, Level, judged_ranks
 
+# "the first relevant <level>" in Dutch
+LEVEL_NOUNS: dict[str, str] = {"document": "document", "chunk": "tekstfragment"}
+
 
 def new_figure(columns: int = 1) -> tuple[Figure, Any]:
     """A figure sized for the report page; one or more axes side by side."""
@@ -34,10 +38,10 @@ def rank_density_figure(results: Sequence[ConfigurationResult], level: Level) ->
         if ranks:
             axes.hist(ranks, bins=bins, density=True, histtype="step", linewidth=1.4, label=result.name)
     axes.set(
-        xlabel=f"rank of the first relevant {level} (not found = {DEPTH})",
-        ylabel="share of questions",
+        xlabel=f"rang van het eerste relevante {LEVEL_NOUNS[level]} (niet gevonden = {DEPTH})",
+        ylabel="aandeel van de vragen",
         xlim=(0.5, DEPTH + 0.5),
-        title="Distribution of the rank of the first correct result",
+        title="Verdeling van de rang van het eerste juiste resultaat",
     )
     _finish(axes)
     return figure
@@ -55,11 +59,11 @@ def cumulative_hits_figure(results: Sequence[ConfigurationResult], level: Level)
                 CUTOFFS, [hit_at(ranks, k) for k in CUTOFFS], "o", markersize=3.5, color=line.get_color()
             )
     axes.set(
-        xlabel="k",
-        ylabel="Hit@k",
+        xlabel="k (aantal getoonde resultaten)",
+        ylabel="Hit@k (aandeel gevonden)",
         xlim=(1, DEPTH),
         ylim=(0, 1.02),
-        title="Cumulative: relevant result in the top k",
+        title="Cumulatief: een relevant resultaat bij de eerste k",
     )
     _finish(axes)
     return figure

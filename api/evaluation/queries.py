@@ -1,9 +1,11 @@
 """Labelled evaluation questions, read from the hospital's CSV or from JSONL.
 
 The CSV is what clinicians' feedback sessions produced: `question,relevant_documents`, several documents (ids,
-file names or titles) separated by `;`, none when no document answers the question. JSONL can carry more: an `id`
-and chunk labels as answer spans.
-Every problem names the line it is on, so an evaluator can fix the file without guessing.
+file names or titles) separated by `;`, none when no document answers the question. Comma- and semicolon-separated
+files are both read (Dutch Excel saves "CSV" with `;`; a cell holding several documents is then quoted). JSONL can
+carry more: an `id` and chunk labels as answer spans.
+Every problem names the line it is on, in Dutch (evaluators read them), so an evaluator can fix the file without
+guessing.
 """
 
 import csv
@@ -19,6 +21,7 @@ from pydantic_core import ErrorDetails
 from api.csvfile import restored
 
 DOCUMENT_SEPARATOR = ";"
+CSV_DELIMITERS = (",", ";")
 CSV_COLUMNS = ("question", "relevant_documents")
 OPTIONAL_CSV_COLUMNS = ("id",)
 
@@ -38,7 +41,9 @@ class AnswerSpan(BaseModel):
     @model_validator(mode="after")
     def _end_after_start(self) -> "AnswerSpan":
         if self.end <= self.start:
-            raise ValueError(f"an answer span must end after it starts (start {self.start}, end {self.end})")
+            raise ValueError(
+                f"een antwoordfragment moet eindigen na zijn begin (start {self.start}, end {self.end})"
+            )
         return self
 
 
@@ -58,7 +63,7 @@ class EvalQuery(BaseModel):
     def _spans_lie_in_relevant_documents(self) -> "EvalQuery":
         strays = sorted({span.document for span in self.answer_spans} - set(self.relevant_documents))
         if strays:
-            raise ValueError(f"answer spans name documents that are not among relevant_documents: {strays}")
+            raise ValueError(f"answer_spans noemen documenten die niet in relevant_documents staan: {strays}")
         return self
 
 
@@ -66,7 +71,7 @@ class QueryFileError(ValueError):
     """A query file cannot be read; `line` is the 1-based line the problem is on."""
 
     def __init__(self, source: str, line: int, reason: str) -> None:
-        super().__init__(f"{source}, line {line}: {reason}")
+        super().__init__(f"{source}, regel {line}: {reason}")
         self.source = source
         self.line = line
         self.reason = reason
@@ -77,14 +82,14 @@ def read_queries(path: Path) -> list[EvalQuery]:
     readers = {".csv": parse_csv, ".jsonl": parse_jsonl}
     reader = readers.get(path.suffix.lower())
     if reader is None:
-        raise QueryFileError(str(path), 1, f"unknown query file type {path.suffix!r}: use .csv or .jsonl")
+        raise QueryFileError(str(path), 1, f"onbekend bestandstype {path.suffix!r}: gebruik .csv of .jsonl")
     return reader(_decode(path.read_bytes(), str(path)), str(path))
 
 
 def parse_csv(text: str, source: str = "<csv>") -> list[EvalQuery]:
     """Parse `question,relevant_documents` rows (an `id` column is optional; line numbers are the default id);
     a cell our exports made inert for spreadsheets reads back as it was typed."""
-    rows = _csv_rows(text, source)
+    rows = _csv_rows(text, source, _delimiter(text))
     header_line, header = next(rows, (1, []))
     columns = _check_header([name.strip().lower() for name in header], header_line, source)
     queries = []
@@ -93,14 +98,17 @@ def parse_csv(text: str, source: str = "<csv>") -> list[EvalQuery]:
             continue
         if len(row) != len(columns):
             raise QueryFileError(
-                source, line, f"expected {len(columns)} fields ({', '.join(columns)}), got {len(row)}"
+                source,
+                line,
+                f"verwacht {len(columns)} velden ({', '.join(columns)}), gevonden {len(row)}"
+                " (zet een cel met meerdere documenten tussen aanhalingstekens)",
             )
         fields: dict[str, Any] = dict(zip(columns, map(restored, row), strict=True))
         fields.setdefault("id", f"line {line}")
         fields["relevant_documents"] = _split_documents(fields["relevant_documents"])
         queries.append(_validated(fields, source, line))
     if not queries:
-        raise QueryFileError(source, header_line, "the file holds a header but no questions")
+        raise QueryFileError(source, header_line, "het bestand heeft een kopregel maar geen vragen")
     return queries
 
 
@@ -114,14 +122,14 @@ def parse_jsonl(text: str, source: str = "<jsonl>") -> list[EvalQuery]:
             fields = json.loads(raw)
         except json.JSONDecodeError as error:
             raise QueryFileError(
-                source, line, f"not valid JSON: {error.msg} (column {error.colno})"
+                source, line, f"geen geldige JSON: {error.msg} (kolom {error.colno})"
             ) from error
         if not isinstance(fields, dict):
-            raise QueryFileError(source, line, f"expected a JSON object, got {type(fields).__name__}")
+            raise QueryFileError(source, line, f"verwacht een JSON-object, gevonden {type(fields).__name__}")
         fields.setdefault("id", f"line {line}")
         queries.append(_validated(fields, source, line))
     if not queries:
-        raise QueryFileError(source, 1, "the file holds no questions")
+        raise QueryFileError(source, 1, "het bestand bevat geen vragen")
     return queries
 
 
@@ -131,12 +139,22 @@ def _decode(data: bytes, source: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise QueryFileError(source, line, "not UTF-8 text (save the file as CSV UTF-8)") from error
+        raise QueryFileError(source, line, "geen UTF-8-tekst (bewaar het bestand als CSV UTF-8)") from error
 
 
-def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
+def _delimiter(text: str) -> str:
+    """The separator that splits the header line into the most known columns (a comma when none does better)."""
+    known = set(CSV_COLUMNS + OPTIONAL_CSV_COLUMNS)
+    header = text.lstrip("\ufeff").partition("\n")[0]
+    return max(
+        CSV_DELIMITERS,
+        key=lambda delimiter: sum(name.strip().lower() in known for name in header.split(delimiter)),
+    )
+
+
+def _csv_rows(text: str, source: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """Rows with the line each starts on (a quoted cell may span lines); strict quoting catches broken rows."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     while True:
         line = reader.line_num + 1
         try:
@@ -144,7 +162,7 @@ def _csv_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
         except StopIteration:
             return
         except csv.Error as error:
-            raise QueryFileError(source, line, f"malformed CSV: {error}") from error
+            raise QueryFileError(source, line, f"ongeldige CSV: {error}") from error
         yield line, row
 
 
@@ -153,8 +171,11 @@ def _check_header(columns: list[str], line: int, source: str) -> list[str]:
     unknown = [name for name in columns if name not in CSV_COLUMNS + OPTIONAL_CSV_COLUMNS]
     if missing or unknown or len(set(columns)) != len(columns):
         expected = ",".join(CSV_COLUMNS)
+        optional = " of ".join(repr(name) for name in OPTIONAL_CSV_COLUMNS)
         raise QueryFileError(
-            source, line, f"the header must be {expected!r} (optionally with 'id'), got {columns}"
+            source,
+            line,
+            f"de kopregel moet {expected!r} zijn (eventueel met {optional}), gevonden: {', '.join(columns) or 'niets'}",
         )
     return columns
 
@@ -172,7 +193,7 @@ def _validated(fields: dict[str, Any], source: str, line: int) -> EvalQuery:
 
 
 def _describe(problem: ErrorDetails) -> str:
-    location = ".".join(str(part) for part in problem["loc"]) or "row"
+    location = ".".join(str(part) for part in problem["loc"]) or "rij"
     if problem["type"] == "string_too_short":
-        return f"{location} is empty"
+        return f"{location} is leeg"
     return f"{location}: {problem['msg']}"

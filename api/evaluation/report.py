@@ -71,8 +71,9 @@ class EvaluationReport:
         return {metric: _best(scored, metric) for metric in metrics}
 
 
-def hybrid_against_legs(report: EvaluationReport, level: Level) -> list[str]:
-    """Each hybrid configuration against its single legs (α 0 and 1, all else equal), one sentence per pair.
+def hybrid_against_legs(report: EvaluationReport, level: Level, *, dutch: bool = False) -> list[str]:
+    """Each hybrid configuration against its single legs (α 0 and 1, all else equal), one sentence per pair
+    (in Dutch for the report page).
 
     The source study's premise is that fusion is at least as good as either leg; a shortfall is spelled out,
     metric by metric, because it must be explained."""
@@ -90,8 +91,12 @@ def hybrid_against_legs(report: EvaluationReport, level: Level) -> list[str]:
                 for metric, value in summary.metrics().items()
                 if value < leg_summary.metrics()[metric] - 1e-12
             ]
-            if below:
+            if below and dutch:
+                findings.append(f"{hybrid.name} scoort lager dan {leg.name} op " + ", ".join(below) + ".")
+            elif below:
                 findings.append(f"{hybrid.name} is below {leg.name} on " + ", ".join(below) + ".")
+            elif dutch:
+                findings.append(f"{hybrid.name} is op elke maat minstens even goed als {leg.name}.")
             else:
                 findings.append(f"{hybrid.name} is at least as good as {leg.name} on every metric.")
     return findings

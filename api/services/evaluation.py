@@ -34,7 +34,7 @@ SET_NOT_FOUND = "Evaluatieset niet gevonden."
 REPORT_NOT_FOUND = "Rapport niet gevonden."
 FILE_NOT_FOUND = "Dit rapport heeft geen bestand met die naam."
 INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
-CONFIGURATION = "production"
+CONFIGURATION = "chat"  # the chat's own retrieval settings; the name shows in the figures' legend
 MAX_SET_BYTES = 5_000_000
 
 
@@ -148,9 +148,9 @@ def run_report(
         outcomes = ask_all(retriever, queries, prepared, resolver)
         settings_used = {"alpha": f"{settings.retrieval_alpha:g}", "embedder": settings.embedding_model}
         result = ConfigurationResult(CONFIGURATION, settings_used, outcomes)
-        report = Report(
-            name, (result,), (f"Vragen: {name} ({len(queries)}); de geïndexeerde documenten.",), CONFIGURATION
-        )
+        asked = f"{len(queries)} {'vraag' if len(queries) == 1 else 'vragen'}"
+        note = f"{asked}, gezocht in de geïndexeerde documenten zoals de chat zoekt."
+        report = Report(name, (result,), (note,), CONFIGURATION)
         files = _write(report, report_dir / str(report_id))
         metrics = {
             level: {"questions": summary.questions, **summary.metrics()}

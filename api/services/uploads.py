@@ -1,7 +1,8 @@
 """PDF uploads: each file checked (size, `%PDF-` magic bytes), given a safe name and stored under UPLOAD_DIR.
 
 A request is all or nothing: every file is checked into a temporary file first, and only when all pass are
-they moved into place. The stored name comes from the client's name after sanitising (no folders, no odd
+they moved into place. When some fail, the answer names every refused file and why, and says that the good ones
+were not stored either (so the admin knows to upload them again without the refused ones). The stored name comes from the client's name after sanitising (no folders, no odd
 characters); a file uploaded again under the same name is the new version of that procedure and replaces the
 old one at the next ingestion.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from api.services.errors import Conflict, Invalid, TooLarge, UnsupportedMedia
+from api.services.errors import Conflict, Invalid, ServiceError, TooLarge, UnsupportedMedia
 
 PDF_MAGIC = b"%PDF-"
 READ_BLOCK = 1 << 20
@@ -37,8 +38,9 @@ def safe_name(filename: str | None) -> str:
 
 
 def _checked_copy(upload: Upload, folder: Path, max_bytes: int) -> Path:
-    """The upload copied into a temporary file of `folder`, or an error (and no temporary file left)."""
-    name = safe_name(upload.filename)
+    """The upload copied into a temporary file of `folder`, or an error (and no temporary file left); the error
+    names the file as the admin chose it ("notities.txt", not its stored name "notities.txt.pdf")."""
+    name = re.split(r"[\\/]", upload.filename or "")[-1][:MAX_NAME] or safe_name(upload.filename)
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".upload-", suffix=".part")
     try:
         with os.fdopen(descriptor, "wb") as out:
@@ -59,7 +61,8 @@ def _checked_copy(upload: Upload, folder: Path, max_bytes: int) -> Path:
 
 
 def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[Path]:
-    """Check every file, then move them all into `folder`; returns the stored paths (nothing stored on error)."""
+    """Check every file, then move them all into `folder`; returns the stored paths (nothing stored on error:
+    the error names each refused file, and the good files that were not stored)."""
     if not uploads:
         raise Invalid("Kies minstens één PDF-bestand.")
     names = [safe_name(upload.filename) for upload in uploads]
@@ -68,16 +71,41 @@ def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[P
         raise Conflict(f"Meerdere bestanden krijgen dezelfde naam: {', '.join(doubles)}.")
     folder.mkdir(parents=True, exist_ok=True)
     checked: list[Path] = []
+    refused: list[ServiceError] = []
+    good: list[str] = []
     try:
-        for upload in uploads:
-            checked.append(_checked_copy(upload, folder, max_bytes))
+        for upload, name in zip(uploads, names, strict=True):
+            try:
+                checked.append(_checked_copy(upload, folder, max_bytes))
+                good.append(name)
+            except (TooLarge, UnsupportedMedia) as error:
+                refused.append(error)
     except BaseException:
-        for temporary in checked:
-            temporary.unlink(missing_ok=True)
+        _remove(checked)
         raise
+    if refused:
+        _remove(checked)
+        raise _refusal(refused, good)
     stored = []
     for temporary, name in zip(checked, names, strict=True):
         target = folder / name
         os.replace(temporary, target)
         stored.append(target.resolve())
     return stored
+
+
+def _remove(temporaries: list[Path]) -> None:
+    for temporary in temporaries:
+        temporary.unlink(missing_ok=True)
+
+
+def _refusal(refused: list[ServiceError], good: list[str]) -> ServiceError:
+    """One error for the whole request (the first refusal's kind) that says what happened to every file."""
+    reasons = " ".join(error.detail for error in refused)
+    kept = (
+        f" Ook {', '.join(good)} {'is' if len(good) == 1 else 'zijn'} niet opgeslagen: kies "
+        f"{'dat bestand' if len(good) == 1 else 'die bestanden'} opnieuw, zonder de geweigerde."
+        if good
+        else ""
+    )
+    return type(refused[0])(f"Niets opgeslagen. {reasons}{kept}")

@@ -1,11 +1,12 @@
 """The admin's job: upload PDFs, watch the ingestion job, reindex and delete documents, manage accounts.
 
 Uploads are checked before anything is stored: too large (413), not a PDF (415), a name with folders in it
-(sanitised into UPLOAD_DIR); one bad file in a request stores none of them.
+(sanitised into UPLOAD_DIR); one bad file in a request stores none of them, and the answer says so, naming every
+refused file and the good ones that were not stored. A job names its files, never the server's folders.
 """
 
 import time
-from pathlib import Path
+from datetime import UTC, datetime
 
 import pytest
 from fastapi import FastAPI
@@ -15,6 +16,9 @@ from api.app import create_app
 from api.models import Role
 from api.services.uploads import safe_name
 from api.settings import ApiSettings
+from api.views import job_out
+from ingest.jobs import FileState, JobSummary
+from ingest.models import FileStatus, JobStatus
 from ingest.settings import IngestSettings
 from tests.api.conftest import PASSWORD, SAMPLES, SignIn, add_user
 
@@ -88,13 +92,21 @@ def test_bad_uploads_are_refused_and_nothing_is_stored(sign_in: SignIn, api_sett
     oversized = admin.post("/api/admin/uploads", files=[("files", ("big.pdf", too_large, "application/pdf"))])
     mixed = admin.post(
         "/api/admin/uploads",
-        files=[("files", _pdf("bloedafname.pdf")), ("files", ("evil.pdf", b"MZ\x90\x00", "application/pdf"))],
+        files=[
+            ("files", ("evil.pdf", b"MZ\x90\x00", "application/pdf")),
+            ("files", _pdf("bloedafname.pdf")),
+            ("files", ("notities.txt", b"geen pdf", "text/plain")),
+        ],
     )
 
     assert not_pdf.status_code == 415
     assert "geen PDF" in not_pdf.json()["detail"]
     assert oversized.status_code == 413
     assert mixed.status_code == 415
+    assert mixed.json()["detail"] == (
+        "Niets opgeslagen. evil.pdf is geen PDF-bestand. notities.txt is geen PDF-bestand. "
+        "Ook bloedafname.pdf is niet opgeslagen: kies dat bestand opnieuw, zonder de geweigerde."
+    )
     assert not api_settings.upload_dir.exists() or list(api_settings.upload_dir.iterdir()) == []
     assert admin.get("/api/admin/jobs").json() == []
 
@@ -114,7 +126,36 @@ def test_uploaded_names_cannot_leave_the_upload_folder(sign_in: SignIn, api_sett
 
     assert response.status_code == 201
     assert [p.name for p in api_settings.upload_dir.iterdir()] == ["evil.pdf"]
-    assert Path(response.json()["job"]["files"][0]["path"]).parent == api_settings.upload_dir.resolve()
+    assert response.json()["job"]["files"][0]["name"] == "evil.pdf"
+    assert str(api_settings.upload_dir.resolve()) not in response.text
+
+
+def test_a_job_shows_file_names_never_the_servers_folders() -> None:
+    folder = "/srv/vraagbaak/.data/uploads"
+    summary = JobSummary(
+        id=1,
+        status=JobStatus.finished,
+        requested=(f"{folder}/kopie van handhygiene.pdf",),
+        created_at=datetime(2026, 11, 25, tzinfo=UTC),
+        finished_at=datetime(2026, 11, 25, tzinfo=UTC),
+        counts={FileStatus.skipped: 1},
+        files=(
+            FileState(
+                f"{folder}/kopie van handhygiene.pdf",
+                FileStatus.skipped,
+                f"zelfde inhoud als {folder}/Handhygiëne (v2).pdf",
+                None,
+                0,
+                0,
+            ),
+        ),
+    )
+
+    body = job_out(summary).model_dump_json()
+
+    assert folder not in body
+    assert job_out(summary).files[0].name == "kopie van handhygiene.pdf"
+    assert job_out(summary).files[0].message == "zelfde inhoud als Handhygiëne (v2).pdf"
 
 
 @pytest.mark.parametrize(

@@ -71,3 +71,23 @@ def test_a_malformed_csv_is_refused_with_its_line_number(sign_in: SignIn) -> Non
     assert "regel 3" in response.json()["detail"]
     assert eva.get("/api/evaluator/sets").json() == []
     assert eva.post("/api/evaluator/reports", json={"set_id": 12345}).status_code == 404
+
+
+def test_a_semicolon_separated_set_from_dutch_excel_is_accepted_and_errors_are_dutch(sign_in: SignIn) -> None:
+    eva = sign_in("eva", Role.evaluator)
+    excel = '\ufeffquestion;relevant_documents\r\nWaar spuiten, en hoe?;"insuline.pdf;bloedafname.pdf"\r\n'
+
+    uploaded = eva.post("/api/evaluator/sets", files={"file": ("excel.csv", excel.encode(), "text/csv")})
+    refused = eva.post(
+        "/api/evaluator/sets", files={"file": ("fout.csv", b"vraag;documenten\nA;B\n", "text/csv")}
+    )
+
+    assert uploaded.status_code == 201, uploaded.text
+    assert (uploaded.json()["questions"], uploaded.json()["unresolved"]) == (
+        1,
+        ["bloedafname.pdf", "insuline.pdf"],
+    )
+    assert refused.status_code == 422
+    assert refused.json()["detail"].startswith(
+        "fout.csv, regel 1: de kopregel moet 'question,relevant_documents' zijn"
+    )

@@ -2,6 +2,7 @@
 real API and a real worker with the tiny model: `frontend/e2e/run.mjs` walks the steps, screenshots each into
 `frontend/e2e/artifacts/`, and checks what the database stored through the API."""
 
+import csv
 import os
 import shutil
 import subprocess
@@ -157,3 +158,45 @@ def test_clinician_sees_the_quote_citations_and_flagged_sentences(app_url: str) 
     assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
     for shot in ["quote-highlighted.png", "citation-highlighted.png", "flagged-sentence.png"]:
         assert (artifacts / shot).is_file()
+
+
+def test_the_pages_work_on_a_phone_by_keyboard_in_dutch_and_pass_axe(app_url: str, tmp_path: Path) -> None:
+    """`frontend/e2e/screen-pages.mjs` at 390 px: keyboard sign-in, documents-only passages, a mixed upload, a
+    semicolon-separated question set (as Dutch Excel saves it) and the Dutch report page; screenshots in
+    `frontend/e2e/artifacts/screen-pages/`."""
+    new_pdf, bad_file = tmp_path / "wondzorg-telefoon.pdf", tmp_path / "notities.txt"
+    _write_procedure_pdf(new_pdf)
+    bad_file.write_text("geen pdf, maar notities\n")
+    excel_csv = tmp_path / "vragen-excel.csv"
+    with (REPO_ROOT / "samples" / "questions.csv").open(newline="", encoding="utf-8") as source:
+        rows = list(csv.reader(source))
+    with excel_csv.open("w", newline="", encoding="utf-8-sig") as target:
+        csv.writer(target, delimiter=";").writerows(
+            [*rows, ["Protocol dat niet bestaat?", "onbekend-protocol.pdf"]]
+        )
+    artifacts = FRONTEND / "e2e" / "artifacts" / "screen-pages"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    environment = {
+        **os.environ,
+        "E2E_BASE_URL": app_url,
+        "E2E_USER": USER,
+        "E2E_PASSWORD": PASSWORD,
+        "E2E_NEW_PDF": str(new_pdf),
+        "E2E_BAD_FILE": str(bad_file),
+        "E2E_SEMICOLON_CSV": str(excel_csv),
+        "E2E_ARTIFACTS": str(artifacts),
+        "CHROMIUM": str(CHROMIUM),
+    }
+    walk = subprocess.run(
+        ["node", "e2e/screen-pages.mjs"],
+        cwd=FRONTEND,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        check=False,
+    )
+
+    print(walk.stdout)
+    assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
+    assert (artifacts / "08-phone-report-page-in-dutch.png").is_file()

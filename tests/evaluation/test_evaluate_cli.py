@@ -115,7 +115,7 @@ def test_a_malformed_csv_stops_before_any_indexing_with_its_line_number(
         main(["--queries", str(questions), "--documents", str(tmp_path), "--out", str(tmp_path / "out")])
 
     assert raised.value.code == 2
-    assert "kapot.csv, line 3: malformed CSV" in capsys.readouterr().err
+    assert "kapot.csv, regel 3: ongeldige CSV" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

@@ -4,13 +4,16 @@ import base64
 import csv
 import io
 import json
+from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from api.evaluation.export import write_report
+from api.evaluation.export import report_html, write_report
+from api.evaluation.floor import floor_figure
 from api.evaluation.judgement import QueryOutcome
+from api.evaluation.plots import cumulative_hits_figure, rank_density_figure
 from api.evaluation.report import ConfigurationResult, EvaluationReport
 
 
@@ -155,3 +158,38 @@ def test_report_csvs_make_formulas_inert_and_keep_numbers(tmp_path: Path) -> Non
     assert (row["question"], row["query_id"], row["configuration"]) == ("'" + formula, "'-1+1", "'+bm25")
     assert {line["configuration"] for line in summary} == {"'+bm25"}
     assert float(summary[0]["MRR"]) == 1.0
+
+
+def test_the_html_page_speaks_dutch_names_its_question_set_and_date_and_explains_the_metrics(
+    report: EvaluationReport,
+) -> None:
+    page = report_html(report, created=datetime(2026, 11, 25, 21, 40))
+    text = " ".join(page.split())
+
+    assert '<html lang="nl">' in page
+    assert "<h1>Evaluatierapport: COVID-QA (English)</h1>" in page
+    assert "Vragenset: <strong>COVID-QA (English)</strong> · gemaakt op 25 november 2026, 21:40" in text
+    for heading in (
+        "Hoe lees je dit rapport?",
+        "Configuraties",
+        "Op documentniveau",
+        "Onbekende documenten (bm25)",
+    ):
+        assert f">{heading}</h2>" in page, heading
+    assert "<strong>Hit@k</strong>: het aandeel van de vragen" in text
+    assert "<strong>MRR</strong> (gemiddelde omgekeerde rang)" in text
+    assert "1 vraag telt niet mee" in text
+    for english in ("Configurations", "Per question", "Relevance floor", "Unresolved references", "Winners"):
+        assert english not in page, english
+
+
+def test_the_rank_and_score_figures_are_labelled_in_dutch(report: EvaluationReport) -> None:
+    density = rank_density_figure(report.results, "document")
+    cumulative = cumulative_hits_figure(report.results, "chunk")
+    floor = floor_figure(report.results[0].outcomes, "Scores")
+
+    assert density.axes[0].get_title() == "Verdeling van de rang van het eerste juiste resultaat"
+    assert density.axes[0].get_xlabel() == "rang van het eerste relevante document (niet gevonden = 50)"
+    assert cumulative.axes[0].get_title() == "Cumulatief: een relevant resultaat bij de eerste k"
+    assert [axes.get_xlabel() for axes in floor.axes] == ["gecombineerde score", "cosinusgelijkenis (dense)"]
+    assert [axes.get_ylabel() for axes in floor.axes] == ["dichtheid", "dichtheid"]

@@ -42,13 +42,13 @@ def test_a_quoted_cell_spanning_lines_reports_later_problems_at_their_own_line()
         parse_csv(text, "test.csv")
 
     assert raised.value.line == 4
-    assert "question is empty" in str(raised.value)
+    assert "question is leeg" in str(raised.value)
 
 
 def test_unclosed_quote_is_malformed_at_the_line_where_the_row_starts() -> None:
     text = 'question,relevant_documents\nEerste vraag,A\n"Niet gesloten,B\nDerde,C\n'
 
-    with pytest.raises(QueryFileError, match=r"line 3: malformed CSV") as raised:
+    with pytest.raises(QueryFileError, match=r"regel 3: ongeldige CSV") as raised:
         parse_csv(text, "test.csv")
 
     assert raised.value.line == 3
@@ -58,14 +58,14 @@ def test_a_row_with_too_many_fields_names_its_line_and_the_expected_columns() ->
     text = "question,relevant_documents\nGoed,A\nTe veel,A,B\n"
 
     with pytest.raises(
-        QueryFileError, match=r"line 3: expected 2 fields \(question, relevant_documents\), got 3"
+        QueryFileError, match=r"regel 3: verwacht 2 velden \(question, relevant_documents\), gevonden 3"
     ):
         parse_csv(text)
 
 
 @pytest.mark.parametrize("question", ["", "   "])
 def test_an_empty_question_is_a_validation_error_with_its_line(question: str) -> None:
-    with pytest.raises(QueryFileError, match=r"line 2: question is empty"):
+    with pytest.raises(QueryFileError, match=r"regel 2: question is leeg"):
         parse_csv(f"question,relevant_documents\n{question},A\n")
 
 
@@ -78,10 +78,10 @@ def test_a_question_without_relevant_documents_is_one_that_no_document_answers()
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("vraag,documenten\nA,B\n", "the header must be 'question,relevant_documents'"),
-        ("question,relevant_documents,extra\nA,B,C\n", "the header must be"),
-        ("question,relevant_documents\n", "header but no questions"),
-        ("", "the header must be"),
+        ("vraag,documenten\nA,B\n", "de kopregel moet 'question,relevant_documents' zijn"),
+        ("question,relevant_documents,extra\nA,B,C\n", "de kopregel moet"),
+        ("question,relevant_documents\n", "kopregel maar geen vragen"),
+        ("", "de kopregel moet"),
     ],
 )
 def test_a_file_without_the_expected_header_or_rows_is_refused(text: str, reason: str) -> None:
@@ -93,7 +93,7 @@ def test_text_that_is_not_utf8_names_the_line_of_the_first_bad_byte(tmp_path: Pa
     path = tmp_path / "latin1.csv"
     path.write_bytes("question,relevant_documents\nGoed,A\nCaf\u00e9,B\n".encode("latin-1"))
 
-    with pytest.raises(QueryFileError, match=r"line 3: not UTF-8"):
+    with pytest.raises(QueryFileError, match=r"regel 3: geen UTF-8"):
         read_queries(path)
 
 
@@ -115,15 +115,15 @@ def test_jsonl_carries_ids_and_answer_spans_as_chunk_labels() -> None:
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
-        ('{"question": "A", "relevant_documents": ["1"]', "not valid JSON"),
-        ('["A", "1"]', "expected a JSON object, got list"),
+        ('{"question": "A", "relevant_documents": ["1"]', "geen geldige JSON"),
+        ('["A", "1"]', "verwacht een JSON-object, gevonden list"),
         (
             '{"question": "A", "relevant_documents": ["1"], "answer_spans": [{"document": "2", "start": 0, "end": 4}]}',
-            "not among relevant_documents",
+            "niet in relevant_documents staan",
         ),
         (
             '{"question": "A", "relevant_documents": ["1"], "answer_spans": [{"document": "1", "start": 5, "end": 5}]}',
-            "must end after it starts",
+            "moet eindigen na zijn begin",
         ),
         ('{"question": "A", "relevant_documents": ["1"], "labels": []}', "labels: Extra inputs"),
     ],
@@ -131,7 +131,7 @@ def test_jsonl_carries_ids_and_answer_spans_as_chunk_labels() -> None:
 def test_bad_jsonl_lines_name_their_line_and_problem(line: str, reason: str) -> None:
     text = '{"question": "Goed", "relevant_documents": ["1"]}\n' + line + "\n"
 
-    with pytest.raises(QueryFileError, match=rf"line 2: .*{reason}"):
+    with pytest.raises(QueryFileError, match=rf"regel 2: .*{reason}"):
         parse_jsonl(text, "set.jsonl")
 
 
@@ -139,10 +139,34 @@ def test_other_file_types_are_refused_rather_than_guessed(tmp_path: Path) -> Non
     path = tmp_path / "vragen.xlsx"
     path.write_bytes(b"PK")
 
-    with pytest.raises(QueryFileError, match=r"use \.csv or \.jsonl"):
+    with pytest.raises(QueryFileError, match=r"gebruik \.csv of \.jsonl"):
         read_queries(path)
 
 
 def test_an_empty_question_given_to_the_library_directly_is_a_422_style_validation_error() -> None:
     with pytest.raises(ValidationError, match="question"):
         EvalQuery(id="1", question=" ", relevant_documents=("A",))
+
+
+def test_a_semicolon_separated_file_as_dutch_excel_saves_it_is_read_like_a_comma_separated_one() -> None:
+    text = (
+        "\ufeffquestion;relevant_documents\r\n"
+        "Hoeveel paracetamol, en hoe vaak?;pijnbeleid kinderen.pdf\r\n"
+        '"Wanneer CRP; wanneer PCT?";"DOC-12;Infectieparameters"\r\n'
+    )
+
+    first, second = parse_csv(text.lstrip("\ufeff"), "vragen.csv")
+
+    assert (first.question, first.relevant_documents) == (
+        "Hoeveel paracetamol, en hoe vaak?",
+        ("pijnbeleid kinderen.pdf",),
+    )
+    assert (second.question, second.relevant_documents) == (
+        "Wanneer CRP; wanneer PCT?",
+        ("DOC-12", "Infectieparameters"),
+    )
+
+
+def test_an_unquoted_list_of_documents_in_a_semicolon_file_says_to_quote_it() -> None:
+    with pytest.raises(QueryFileError, match=r"vragen.csv, regel 2: verwacht 2 velden .*aanhalingstekens"):
+        parse_csv("question;relevant_documents\nDosis?;A.pdf;B.pdf\n", "vragen.csv")

@@ -5,7 +5,7 @@ import { AdminPage } from "./AdminPage";
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
 function job(change: Partial<Job>): Job {
-  return { id: 3, status: "running", created_at: "", finished_at: null, progress: 0.5, counts: {}, files: [], ...change } as Job;
+  return { id: 3, status: "running", created_at: "2026-11-25T21:40:00Z", finished_at: null, progress: 0.5, counts: {}, files: [], ...change } as Job;
 }
 
 function serveApi(jobs: Job[], upload: () => Response = () => json({ job: jobs[0] }, 201)) {
@@ -28,8 +28,8 @@ describe("AdminPage", () => {
         status: "finished",
         progress: 1,
         files: [
-          { path: "a", name: "wondzorg.pdf", status: "indexed", message: null, chunks_total: 4, chunks_done: 4 },
-          { path: "b", name: "kapot.pdf", status: "failed", message: "Het bestand is geen leesbare PDF.", chunks_total: 0, chunks_done: 0 },
+          { name: "wondzorg.pdf", status: "indexed", message: null, chunks_total: 4, chunks_done: 4 },
+          { name: "kapot.pdf", status: "failed", message: "Het bestand is geen leesbare PDF.", chunks_total: 0, chunks_done: 0 },
         ] as Job["files"],
       }),
     ]);
@@ -41,7 +41,7 @@ describe("AdminPage", () => {
   });
 
   it("names every job and file state in Dutch", async () => {
-    const files = ["parsing", "embedding", "withdrawn"].map((status) => ({ path: status, name: `${status}.pdf`, status, message: null, chunks_total: 0, chunks_done: 0 }));
+    const files = ["parsing", "embedding", "withdrawn"].map((status) => ({ name: `${status}.pdf`, status, message: null, chunks_total: 0, chunks_done: 0 }));
     serveApi([job({ status: "running", files: files as Job["files"] }), job({ id: 4, status: "finished", progress: 1 })]);
     render(<AdminPage />);
     const running = within(await screen.findByRole("article", { name: "Taak 3" }));
@@ -50,6 +50,36 @@ describe("AdminPage", () => {
     expect(running.getByText(/withdrawn\.pdf/).textContent).toBe("withdrawn.pdf: ingetrokken");
     expect(running.getByText("bezig")).toBeTruthy();
     expect(within(screen.getByRole("article", { name: "Taak 4" })).getByText("klaar")).toBeTruthy();
+  });
+
+  it("says when a job started and ended, and how long it took", async () => {
+    serveApi([job({ status: "finished", progress: 1, finished_at: "2026-11-25T21:40:18Z" }), job({ id: 4 })]);
+    render(<AdminPage />);
+    const done = within(await screen.findByRole("article", { name: "Taak 3" }));
+    expect(done.getByText(/^gestart /).textContent).toMatch(/^gestart 25 nov\.? 2026.* · klaar .* \(18 s\)$/);
+    expect(within(screen.getByRole("article", { name: "Taak 4" })).getByText(/^gestart /).textContent).not.toContain("klaar");
+  });
+
+  it("gives a file whose text is being read a moving bar, and an embedding file its share", async () => {
+    const files = [
+      { name: "lezen.pdf", status: "parsing", message: null, chunks_total: 0, chunks_done: 0 },
+      { name: "indexeren.pdf", status: "embedding", message: null, chunks_total: 10, chunks_done: 4 },
+    ];
+    serveApi([job({ files: files as Job["files"] })]);
+    render(<AdminPage />);
+    const reading = (await screen.findByRole("progressbar", { name: "lezen.pdf: tekst lezen" })) as HTMLProgressElement;
+    expect(reading.hasAttribute("value")).toBe(false); // indeterminate: the browser animates it
+    expect((screen.getByRole("progressbar", { name: "indexeren.pdf: indexeren" }) as HTMLProgressElement).value).toBe(4);
+  });
+
+  it("opens the file picker from a Dutch button; the browser's own input is out of the tab order", async () => {
+    serveApi([]);
+    render(<AdminPage />);
+    const input = screen.getByLabelText("Sleep PDF-bestanden hierheen of kies ze") as HTMLInputElement;
+    const click = vi.spyOn(input, "click");
+    fireEvent.click(screen.getByRole("button", { name: "Bestanden kiezen" }));
+    expect(click).toHaveBeenCalledOnce();
+    expect(input.tabIndex).toBe(-1);
   });
 
   it("shows the API's reason when an upload is refused", async () => {

@@ -1,8 +1,10 @@
 // Admins: upload PDFs (drag and drop), follow ingestion jobs with per-file errors, delete and reindex documents.
-import { useCallback, useEffect, useState, type DragEvent } from "react";
+import { useCallback, useEffect, useRef, useState, type DragEvent } from "react";
 import { ApiError, getJson, request, sendJson } from "../api/client";
-import type { DocumentInfo, Job } from "../api/types";
+import type { DocumentInfo, Job, JobFile } from "../api/types";
 import { usePolling } from "../api/usePolling";
+import { dateTime, duration } from "../text/dutch";
+import { ScrollBox } from "../ui/ScrollBox";
 
 const RUNNING = new Set(["queued", "running", "interrupted"]);
 // A job's and a file's states as docs/api.md names them (Job), in Dutch.
@@ -24,6 +26,7 @@ export function AdminPage() {
   const [documents, setDocuments] = useState<DocumentInfo[]>([]);
   const [message, setMessage] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  const picker = useRef<HTMLInputElement>(null);
 
   const refresh = useCallback(() => {
     getJson<Job[]>("/api/admin/jobs").then(setJobs).catch(() => undefined);
@@ -72,7 +75,27 @@ export function AdminPage() {
         onDrop={drop}
       >
         <label htmlFor="upload">Sleep PDF-bestanden hierheen of kies ze</label>
-        <input id="upload" type="file" accept="application/pdf,.pdf" multiple onChange={(e) => e.target.files && void upload(e.target.files)} />
+        {/* The browser's own file button speaks the browser's language ("Choose Files"): a Dutch button opens the
+            same picker, the input itself stays out of sight and out of the tab order. */}
+        <input
+          id="upload"
+          ref={picker}
+          className="visually-hidden"
+          tabIndex={-1}
+          type="file"
+          accept="application/pdf,.pdf"
+          multiple
+          onChange={(e) => {
+            if (e.target.files?.length) void upload([...e.target.files]);
+            e.target.value = "";
+          }}
+        />
+        <div className="picker">
+          <button type="button" onClick={() => picker.current?.click()}>
+            Bestanden kiezen
+          </button>
+          <span>Alleen PDF-bestanden. Bevat een keuze een ander bestand, dan wordt niets opgeslagen.</span>
+        </div>
       </section>
       {message && <p role="alert" className="error">{message}</p>}
 
@@ -83,11 +106,13 @@ export function AdminPage() {
           <h3>
             Taak {job.id}: <span className="job-status">{JOB_STATUS[job.status] ?? job.status}</span>
           </h3>
+          <p className="times">{jobTimes(job)}</p>
           <progress value={job.progress} max={1} aria-label={`Voortgang taak ${job.id}`} />
           <ul>
-            {job.files.map((file) => (
-              <li key={file.path} className={`file-${file.status}`}>
+            {job.files.map((file, index) => (
+              <li key={`${index}-${file.name}`} className={`file-${file.status}`}>
                 {file.name}: {FILE_STATUS[file.status] ?? file.status}
+                <FileProgress file={file} />
                 {file.message && <span className="file-message"> — {file.message}</span>}
               </li>
             ))}
@@ -96,38 +121,56 @@ export function AdminPage() {
       ))}
 
       <h2>Documenten</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Titel</th>
-            <th scope="col">Bestand</th>
-            <th scope="col">Pagina's</th>
-            <th scope="col">Stukken</th>
-            <th scope="col">Acties</th>
-          </tr>
-        </thead>
-        <tbody>
-          {documents.map((doc) => (
-            <tr key={doc.id}>
-              <td>{doc.title}</td>
-              <td>{doc.file_name}</td>
-              <td>{doc.page_count}</td>
-              <td>{doc.chunk_count}</td>
-              <td>
-                <button type="button" onClick={() => void act("POST", `/api/admin/documents/${encodeURIComponent(doc.id)}/reindex`)}>
-                  Opnieuw indexeren
-                </button>
-                <button
-                  type="button"
-                  onClick={() => window.confirm(`"${doc.title}" verwijderen?`) && void act("DELETE", `/api/admin/documents/${encodeURIComponent(doc.id)}`)}
-                >
-                  Verwijderen
-                </button>
-              </td>
+      <ScrollBox label="Documenten">
+        <table className="documents">
+          <thead>
+            <tr>
+              <th scope="col">Titel</th>
+              <th scope="col">Bestand</th>
+              <th scope="col">Pagina's</th>
+              <th scope="col">Stukken</th>
+              <th scope="col">Acties</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {documents.map((doc) => (
+              <tr key={doc.id}>
+                <td data-label="Titel">{doc.title}</td>
+                <td data-label="Bestand">{doc.file_name}</td>
+                <td data-label="Pagina's">{doc.page_count}</td>
+                <td data-label="Stukken">{doc.chunk_count}</td>
+                <td className="actions">
+                  <button type="button" onClick={() => void act("POST", `/api/admin/documents/${encodeURIComponent(doc.id)}/reindex`)}>
+                    Opnieuw indexeren
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() => window.confirm(`"${doc.title}" verwijderen?`) && void act("DELETE", `/api/admin/documents/${encodeURIComponent(doc.id)}`)}
+                  >
+                    Verwijderen
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollBox>
     </main>
   );
+}
+
+/** "gestart 25 nov. 2026, 21:40:12 · klaar 21:40:30 (18 s)": when a job started and ended. */
+export function jobTimes(job: Job): string {
+  const started = `gestart ${dateTime(job.created_at, true)}`;
+  if (!job.finished_at) return started;
+  const ended = new Date(job.finished_at).toLocaleTimeString("nl-NL");
+  return `${started} · klaar ${ended} (${duration(job.created_at, job.finished_at)})`;
+}
+
+/** A file being read gets a moving (indeterminate) bar: reading a PDF reports no share done, embedding does. */
+function FileProgress({ file }: { file: JobFile }) {
+  if (file.status === "parsing") return <progress className="file-progress" aria-label={`${file.name}: tekst lezen`} />;
+  if (file.status === "embedding" && file.chunks_total > 0)
+    return <progress className="file-progress" value={file.chunks_done} max={file.chunks_total} aria-label={`${file.name}: indexeren`} />;
+  return null;
 }

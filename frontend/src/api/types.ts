@@ -112,7 +112,6 @@ export interface DocumentInfo {
 }
 
 export interface JobFile {
-  path: string;
   name: string;
   status: string;
   message: string | null;

@@ -7,6 +7,7 @@ import { MessageView, type ChatMessage } from "./MessageView";
 import { YesNo } from "./SourceList";
 import { streamAnswer } from "./stream";
 import { ANSWER_FOUND, DISCLAIMER, busyText } from "./texts";
+import { cutAtWord } from "../text/dutch";
 
 // pdf.js is large: it loads when a clinician first opens a document.
 const PassageViewer = lazy(() => import("../pdf/PassageViewer").then((module) => ({ default: module.PassageViewer })));
@@ -79,7 +80,7 @@ export function ChatPage() {
     const controller = new AbortController();
     abort.current = controller;
     try {
-      const conversationId = active ?? (await sendJson<Conversation>("POST", "/api/conversations", { title: text.slice(0, 80) })).id;
+      const conversationId = active ?? (await sendJson<Conversation>("POST", "/api/conversations", { title: cutAtWord(text, 80) })).id;
       setActive(conversationId);
       await streamAnswer(
         conversationId,
@@ -128,22 +129,25 @@ export function ChatPage() {
     <div className={viewed ? "chat with-viewer" : "chat"}>
       <ConversationList conversations={conversations} activeId={active} onSelect={(id) => void open(id)} onNew={startNew} />
       <main className="conversation" aria-label="Gesprek">
-        {pageError && <p role="alert" className="error">{pageError}</p>}
-        {messages.length === 0 && <p className="empty">Stel een vraag over de procedures van het ziekenhuis.</p>}
-        {messages.map((message, index) => (
-          <MessageView
-            key={message.id ?? `pending-${index}`}
-            message={message}
-            onOpen={(source, sentence) => setViewed({ source, sentence })}
-          />
-        ))}
-        {active !== null && messages.length > 0 && !generating && (
-          <YesNo question={ANSWER_FOUND} value={answerFound} onChange={(value) => void markAnswerFound(value)} />
-        )}
+        <div className="thread">
+          {pageError && <p role="alert" className="error">{pageError}</p>}
+          {messages.length === 0 && <p className="empty">Stel een vraag over de procedures van het ziekenhuis.</p>}
+          {messages.map((message, index) => (
+            <MessageView
+              key={message.id ?? `pending-${index}`}
+              message={message}
+              onOpen={(source, sentence) => setViewed({ source, sentence })}
+            />
+          ))}
+          {active !== null && messages.length > 0 && !generating && (
+            <YesNo question={ANSWER_FOUND} value={answerFound} onChange={(value) => void markAnswerFound(value)} />
+          )}
+        </div>
         <form className="ask" onSubmit={ask}>
           <label htmlFor="question">Jouw vraag</label>
           <textarea
             id="question"
+            autoFocus
             value={question}
             onChange={(e) => setQuestion(e.target.value)}
             onKeyDown={(e) => {

@@ -57,6 +57,7 @@ export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen:
         feedback={message.feedback}
         heading={notFound ? NEAREST_HEADING : SOURCES_HEADING}
         onOpen={onOpen}
+        passagesFor={message.state === "retrieval_only" ? message.question : undefined}
       />
     </article>
   );

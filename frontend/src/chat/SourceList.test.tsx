@@ -78,3 +78,35 @@ describe("SourceList", () => {
     expect(screen.queryByRole("group")).toBeNull();
   });
 });
+
+describe("SourceList in documents-only mode", () => {
+  const onPage2 = (chunk_index: number, passage: string) => ({ ...source, chunk_index, passage }) as Source;
+
+  it("groups passages of one page under one button instead of identical rows", () => {
+    const onOpen = vi.fn();
+    const sources = [onPage2(4, "eerste"), onPage2(5, "tweede"), onPage2(6, "derde"), { ...onPage2(9, "elders"), page_start: 5, page_end: 6 }];
+    render(<SourceList messageId={null} sources={sources} feedback={[]} heading="Gebruikte documenten" onOpen={onOpen} />);
+    const buttons = screen.getAllByRole("button", { name: "Document bekijken" });
+    expect(buttons).toHaveLength(2);
+    expect(screen.getByText("pagina 2")).toBeTruthy();
+    expect(screen.getByText("(3 passages)")).toBeTruthy();
+    expect(screen.getByText("pagina's 5–6")).toBeTruthy();
+    fireEvent.click(buttons[0]);
+    expect(onOpen).toHaveBeenCalledWith(sources[0]);
+  });
+
+  it("shows each passage's text with the question's words marked", () => {
+    const sources = [onPage2(4, "De stuwband blijft maximaal 60 minuten zitten."), onPage2(5, "Verwijder stuwbanden na de afname.")];
+    const { container } = render(
+      <SourceList messageId={null} sources={sources} feedback={[]} heading="Gebruikte documenten" onOpen={vi.fn()} passagesFor="Hoe lang mag een stuwband zitten?" />,
+    );
+    const quotes = container.querySelectorAll("blockquote.passage-text");
+    expect([...quotes].map((quote) => quote.textContent)).toEqual(["De stuwband blijft maximaal 60 minuten zitten.", "Verwijder stuwbanden na de afname."]);
+    expect([...container.querySelectorAll("mark")].map((mark) => mark.textContent)).toEqual(["stuwband", "zitten", "stuwband"]);
+  });
+
+  it("shows no passage text when an answer was generated", () => {
+    const { container } = render(<SourceList messageId={null} sources={[source]} feedback={[]} heading="Gebruikte documenten" onOpen={vi.fn()} />);
+    expect(container.querySelector("blockquote")).toBeNull();
+  });
+});

@@ -1,5 +1,6 @@
-// The documents under an answer: title, pages, "Document bekijken" and the two feedback questions per document.
-import { useRef, useState } from "react";
+// The documents under an answer: title, pages, "Document bekijken" and the two feedback questions per document;
+// in documents-only mode also the passages themselves, the question's words marked.
+import { useRef, useState, type ReactNode } from "react";
 import { sendJson } from "../api/client";
 import type { DocumentFeedback, Source } from "../api/types";
 import { CONTAINS_ANSWER, HIGHLIGHT_CORRECT } from "./texts";
@@ -10,9 +11,11 @@ interface Props {
   feedback: DocumentFeedback[];
   heading: string;
   onOpen(source: Source): void;
+  /** Documents-only mode: show each passage's text with these words marked (no generated answer to read). */
+  passagesFor?: string;
 }
 
-export function SourceList({ messageId, sources, feedback, heading, onOpen }: Props) {
+export function SourceList({ messageId, sources, feedback, heading, onOpen, passagesFor }: Props) {
   if (sources.length === 0) return null;
   return (
     <section className="sources" aria-label={heading}>
@@ -21,13 +24,20 @@ export function SourceList({ messageId, sources, feedback, heading, onOpen }: Pr
         {groupByDocument(sources).map((passages) => (
           <li key={passages[0].document_id}>
             <span className="source-title">{passages[0].title}</span>
-            <ul className="passages">
-              {passages.map((source) => (
-                <li key={source.chunk_index}>
-                  <span className="pages">{pagesText(source)}</span>
-                  <button type="button" onClick={() => onOpen(source)}>
+            <ul className={passagesFor === undefined ? "passages" : "passages with-text"}>
+              {groupByPages(passages).map((samePages) => (
+                <li key={samePages[0].chunk_index}>
+                  <span className="pages">{pagesText(samePages[0])}</span>
+                  {samePages.length > 1 && <span className="count">({samePages.length} passages)</span>}
+                  <button type="button" onClick={() => onOpen(samePages[0])}>
                     Document bekijken
                   </button>
+                  {passagesFor !== undefined &&
+                    samePages.map((source) => (
+                      <blockquote key={source.chunk_index} className="passage-text">
+                        {markWords(source.passage, passagesFor)}
+                      </blockquote>
+                    ))}
                 </li>
               ))}
             </ul>
@@ -51,6 +61,39 @@ export function groupByDocument(sources: readonly Source[]): Source[][] {
   const groups = new Map<string, Source[]>();
   for (const source of sources) groups.set(source.document_id, [...(groups.get(source.document_id) ?? []), source]);
   return [...groups.values()];
+}
+
+/** A document's passages that lie on the same page(s), together: one "Document bekijken" per page, not three
+ * identical rows (the viewer opens the best of them, the first). */
+export function groupByPages(passages: readonly Source[]): Source[][] {
+  const groups = new Map<string, Source[]>();
+  for (const source of passages) {
+    const key = `${source.page_start}-${source.page_end}`;
+    groups.set(key, [...(groups.get(key) ?? []), source]);
+  }
+  return [...groups.values()];
+}
+
+// Short Dutch words that say nothing about what a question is about.
+const STOPWORDS = new Set(
+  "aan als bij dan dat de den der des die dit door een en er het hoe ik in is je met na naar niet of om op te tot uit van voor wat wie waar wanneer welke zijn zo mag moet kan".split(" "),
+);
+
+/** The question's words worth marking: three letters or more, not a stopword. */
+export function questionWords(question: string): string[] {
+  const words = question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words.filter((word) => word.length >= 3 && !STOPWORDS.has(word)))];
+}
+
+/** The passage with each occurrence of a question word (or a word starting with it) in a <mark>. */
+export function markWords(passage: string, question: string): ReactNode[] {
+  const words = questionWords(question)
+    .sort((a, b) => b.length - a.length)
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  if (words.length === 0) return [passage];
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(${words.join("|")})`, "giu");
+  const parts = passage.split(pattern);
+  return parts.map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part));
 }
 
 export function pagesText(source: Pick<Source, "page_start" | "page_end">): string {

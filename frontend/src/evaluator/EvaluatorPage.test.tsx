@@ -1,15 +1,15 @@
 import { render, screen, within } from "@testing-library/react";
-import type { Report } from "../api/types";
+import type { EvaluationSet, Report } from "../api/types";
 import { EvaluatorPage } from "./EvaluatorPage";
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json" } });
 
 function report(change: Partial<Report>): Report {
-  return { id: 2, set_id: 1, status: "finished", progress: 1, created_at: "", finished_at: "", error: null, metrics: {}, files: [], ...change };
+  return { id: 2, set_id: 1, status: "finished", progress: 1, created_at: "2026-11-25T21:40:00Z", finished_at: "2026-11-25T21:41:00Z", error: null, metrics: {}, files: [], ...change };
 }
 
-function serveApi(reports: Report[]) {
-  vi.stubGlobal("fetch", vi.fn(async (url: string) => json(url === "/api/evaluator/reports" ? reports : [])));
+function serveApi(reports: Report[], sets: EvaluationSet[] = []) {
+  vi.stubGlobal("fetch", vi.fn(async (url: string) => json(url === "/api/evaluator/reports" ? reports : sets)));
 }
 
 afterEach(() => vi.unstubAllGlobals());
@@ -27,12 +27,42 @@ describe("EvaluatorPage", () => {
     expect(card.getByText(/klaar/)).toBeTruthy();
     expect(card.queryByRole("progressbar")).toBeNull();
     const row = within(card.getByRole("row", { name: /document/ }));
-    expect(row.getAllByRole("cell").map((cell) => cell.textContent)).toEqual(["12", "0.500", "0.750", "0.611"]);
+    expect(row.getAllByRole("cell").map((cell) => cell.textContent)).toEqual(["12", "0,500", "0,750", "0,611"]);
+    expect(card.getAllByRole("columnheader").map((cell) => cell.textContent)).toEqual(["Niveau", "Vragen", "Hit@1", "Hit@3", "MRR"]);
+    expect(card.getByText(/Hit@3 = 0,800 betekent/)).toBeTruthy();
     expect(card.getAllByRole("img").map((img) => img.getAttribute("src"))).toEqual([
       "/api/evaluator/reports/2/files/rank-density-document.png",
       "/api/evaluator/reports/2/files/cumulative-hits-document.png",
     ]);
-    expect(card.getByRole("link", { name: /summary\.csv/ }).getAttribute("href")).toBe("/api/evaluator/reports/2/files/summary.csv");
+    expect(card.getAllByRole("img").map((img) => img.getAttribute("alt"))).toEqual([
+      "Verdeling van de rang van het eerste juiste resultaat (op documentniveau)",
+      "Cumulatief: een juist resultaat bij de eerste k (op documentniveau)",
+    ]);
+    expect(card.getByRole("link", { name: "Samenvatting voor Excel (summary.csv)" }).getAttribute("href")).toBe("/api/evaluator/reports/2/files/summary.csv");
+  });
+
+  it("names each report's question set and date", async () => {
+    serveApi([report({})], [{ id: 1, name: "vragen-november.csv", questions: 3, unresolved: [] }]);
+    render(<EvaluatorPage />);
+    const card = within(await screen.findByRole("article", { name: "Rapport 2" }));
+    await card.findByText("vragen-november.csv");
+    expect(card.getByText(/gemaakt op/).textContent).toMatch(/Vragenset vragen-november\.csv · gemaakt op 25 nov\.? 2026/);
+  });
+
+  it("counts questions and unknown documents with the right plural and lists the unknown documents", async () => {
+    serveApi([], [
+      { id: 1, name: "een.csv", questions: 1, unresolved: ["weg.pdf"] },
+      { id: 2, name: "twee.csv", questions: 2, unresolved: ["a.pdf", "b.pdf"] },
+      { id: 3, name: "goed.csv", questions: 5, unresolved: [] },
+    ]);
+    render(<EvaluatorPage />);
+    const first = (await screen.findByText(/^een\.csv/)).closest("li") as HTMLElement;
+    expect(first.textContent).toContain("een.csv (1 vraag, 1 onbekend document)");
+    expect(first.textContent).toContain("Niet gevonden in de index (deze vragen tellen niet mee): weg.pdf");
+    const second = screen.getByText(/^twee\.csv/).closest("li") as HTMLElement;
+    expect(second.textContent).toContain("twee.csv (2 vragen, 2 onbekende documenten)");
+    expect(second.textContent).toContain("a.pdf, b.pdf");
+    expect((screen.getByText(/^goed\.csv/).closest("li") as HTMLElement).textContent).toMatch(/^goed\.csv \(5 vragen\) Rapport maken$/);
   });
 
   it("shows the progress of a running report", async () => {

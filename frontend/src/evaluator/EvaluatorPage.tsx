@@ -1,19 +1,45 @@
 // Evaluators: upload a labelled question set, run a report, read Hit@k / MRR, see the rank plots, download exports.
-import { useCallback, useEffect, useState } from "react";
+// Everything in Dutch for someone who is not a programmer: what the numbers mean is explained next to them.
+import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, getJson, request, sendJson } from "../api/client";
 import type { EvaluationSet, Report } from "../api/types";
 import { usePolling } from "../api/usePolling";
+import { count, dateTime } from "../text/dutch";
+import { ScrollBox } from "../ui/ScrollBox";
 
 // A report's states as docs/api.md names them (Report), in Dutch.
 const REPORT_STATUS: Record<string, string> = { queued: "in de wachtrij", running: "bezig", finished: "klaar", failed: "mislukt" };
 const FINAL = new Set(["finished", "failed"]);
+const LEVELS: Record<string, string> = { document: "Op documentniveau", chunk: "Op fragmentniveau" };
+const COLUMNS: Record<string, string> = { questions: "Vragen" };
+// What each file of a report is, for the download links (the file's own name follows in brackets).
+const FILE_LABELS: Record<string, string> = {
+  "report.html": "Volledig rapport (webpagina)",
+  "summary.csv": "Samenvatting voor Excel",
+  "queries.csv": "Resultaat per vraag voor Excel",
+  "report.json": "Alle gegevens (JSON)",
+  "summary.md": "Samenvatting (Markdown)",
+};
+const PLOTS: Record<string, string> = {
+  "rank-density": "Verdeling van de rang van het eerste juiste resultaat",
+  "cumulative-hits": "Cumulatief: een juist resultaat bij de eerste k",
+};
 
 const fileUrl = (report: Report, name: string) => `/api/evaluator/reports/${report.id}/files/${encodeURIComponent(name)}`;
+const decimal = (value: number) => value.toLocaleString("nl-NL", { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+
+/** "Verdeling van de rang … (op documentniveau)" for "rank-density-document.png". */
+export function plotTitle(name: string): string {
+  const match = /^(rank-density|cumulative-hits)-(\w+)\.png$/.exec(name);
+  if (!match) return `Grafiek ${name}`;
+  return `${PLOTS[match[1]]} (${(LEVELS[match[2]] ?? match[2]).toLowerCase()})`;
+}
 
 export function EvaluatorPage() {
   const [sets, setSets] = useState<EvaluationSet[]>([]);
   const [reports, setReports] = useState<Report[]>([]);
   const [message, setMessage] = useState<string | null>(null);
+  const picker = useRef<HTMLInputElement>(null);
 
   const refresh = useCallback(() => {
     getJson<EvaluationSet[]>("/api/evaluator/sets").then(setSets).catch(() => undefined);
@@ -43,22 +69,51 @@ export function EvaluatorPage() {
     }
   }
 
+  const setName = (id: number) => sets.find((set) => set.id === id)?.name ?? `vragenset ${id}`;
+
   return (
     <main className="evaluator">
       <h1>Evaluatie</h1>
-      <section>
+      <section className="dropzone">
         <label htmlFor="set-upload">Vragenset (CSV: question,relevant_documents)</label>
-        <input id="set-upload" type="file" accept=".csv,text/csv" onChange={(e) => e.target.files?.[0] && void uploadSet(e.target.files[0])} />
+        <input
+          id="set-upload"
+          ref={picker}
+          className="visually-hidden"
+          tabIndex={-1}
+          type="file"
+          accept=".csv,text/csv"
+          onChange={(e) => {
+            if (e.target.files?.[0]) void uploadSet(e.target.files[0]);
+            e.target.value = "";
+          }}
+        />
+        <div className="picker">
+          <button type="button" onClick={() => picker.current?.click()}>
+            Bestand kiezen
+          </button>
+          <span>
+            Een CSV-bestand met de kolommen <code>question</code> en <code>relevant_documents</code>, gescheiden door komma&apos;s of
+            puntkomma&apos;s (zoals Excel het bewaart). Meerdere documenten bij één vraag: scheid ze met een puntkomma.
+          </span>
+        </div>
         {message && <p role="alert" className="error">{message}</p>}
       </section>
       <h2>Vragensets</h2>
-      <ul>
+      {sets.length === 0 && <p>Nog geen vragensets.</p>}
+      <ul className="sets">
         {sets.map((set) => (
           <li key={set.id}>
-            {set.name} ({set.questions} vragen{set.unresolved.length ? `, ${set.unresolved.length} onbekende documenten` : ""}){" "}
+            {set.name} ({count(set.questions, "vraag", "vragen")}
+            {set.unresolved.length > 0 && `, ${count(set.unresolved.length, "onbekend document", "onbekende documenten")}`}){" "}
             <button type="button" onClick={() => void run(set.id)}>
               Rapport maken
             </button>
+            {set.unresolved.length > 0 && (
+              <p className="unknown">
+                Niet gevonden in de index (deze vragen tellen niet mee): {set.unresolved.join(", ")}
+              </p>
+            )}
           </li>
         ))}
       </ul>
@@ -67,14 +122,15 @@ export function EvaluatorPage() {
         <a href="/api/evaluator/feedback-set.csv">als vragenset (CSV)</a>
       </p>
       <h2>Rapporten</h2>
+      {reports.length === 0 && <p>Nog geen rapporten.</p>}
       {reports.map((report) => (
-        <ReportView key={report.id} report={report} />
+        <ReportView key={report.id} report={report} setName={setName(report.set_id)} />
       ))}
     </main>
   );
 }
 
-function ReportView({ report }: { report: Report }) {
+function ReportView({ report, setName }: { report: Report; setName: string }) {
   const columns = [...new Set(Object.values(report.metrics).flatMap((row) => Object.keys(row)))];
   const plots = report.files.filter((name) => name.endsWith(".png"));
   return (
@@ -82,40 +138,78 @@ function ReportView({ report }: { report: Report }) {
       <h3>
         Rapport {report.id}: {REPORT_STATUS[report.status] ?? report.status}
       </h3>
+      <p className="times">
+        Vragenset <strong>{setName}</strong> · gemaakt op {dateTime(report.created_at)}
+      </p>
       {!FINAL.has(report.status) && <progress value={report.progress} max={1} aria-label={`Voortgang rapport ${report.id}`} />}
       {report.error && <p role="alert" className="error">{report.error}</p>}
       {columns.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Configuratie</th>
-              {columns.map((c) => (
-                <th key={c} scope="col">{c}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(report.metrics).map(([name, row]) => (
-              <tr key={name}>
-                <th scope="row">{name}</th>
-                {columns.map((c) => (
-                  <td key={c}>{c === "questions" ? row[c] : (row[c]?.toFixed(3) ?? "")}</td>
+        <>
+          <ScrollBox label={`Hit@k en MRR van rapport ${report.id}`}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Niveau</th>
+                  {columns.map((c) => (
+                    <th key={c} scope="col">
+                      {COLUMNS[c] ?? c}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(report.metrics).map(([name, row]) => (
+                  <tr key={name}>
+                    <th scope="row">{LEVELS[name] ?? name}</th>
+                    {columns.map((c) => (
+                      <td key={c}>{c === "questions" ? row[c] : row[c] === undefined ? "" : decimal(row[c])}</td>
+                    ))}
+                  </tr>
                 ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+              </tbody>
+            </table>
+          </ScrollBox>
+          <MetricsExplained />
+        </>
       )}
       {plots.map((name) => (
-        <img key={name} src={fileUrl(report, name)} alt={`Grafiek ${name}`} className="plot" />
+        <img key={name} src={fileUrl(report, name)} alt={plotTitle(name)} className="plot" />
       ))}
-      <p>
-        {report.files.map((name) => (
-          <a key={name} href={fileUrl(report, name)} download>
-            {name}{" "}
-          </a>
-        ))}
-      </p>
+      {report.files.length > 0 && (
+        <ul className="downloads">
+          {report.files
+            .filter((name) => !name.endsWith(".png"))
+            .map((name) => (
+              <li key={name}>
+                <a href={fileUrl(report, name)} download>
+                  {FILE_LABELS[name] ?? name} ({name})
+                </a>
+              </li>
+            ))}
+        </ul>
+      )}
     </article>
+  );
+}
+
+/** Hit@k and MRR in plain Dutch, next to the table that shows them. */
+export function MetricsExplained() {
+  return (
+    <div className="explain">
+      <p>
+        <strong>Hoe lees je deze tabel?</strong> Voor elke vraag zoekt Vraagbaak de best passende stukken tekst, zoals de chat dat doet.
+      </p>
+      <ul>
+        <li>
+          <strong>Hit@k</strong>: bij welk deel van de vragen een juist document bij de eerste k resultaten stond. Hit@3 = 0,800 betekent: bij 8
+          van de 10 vragen stond een juist document in de top 3 (de chat toont er 3).
+        </li>
+        <li>
+          <strong>MRR</strong>: hoe hoog het eerste juiste document gemiddeld stond. Bovenaan telt als 1, op plaats 2 als 0,5, op plaats 3 als
+          0,33, niet gevonden als 0.
+        </li>
+      </ul>
+      <p>Hoger is beter (1 is het maximum). Vragen waarvan geen enkel document in de index staat, tellen niet mee.</p>
+    </div>
   );
 }
