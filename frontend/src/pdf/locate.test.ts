@@ -1,4 +1,4 @@
-import { locatePassage, longestCommonRun, normalise } from "./locate";
+import { locateAcrossPages, locatePassage, longestCommonRun, normalise, runningItems } from "./locate";
 
 describe("normalise", () => {
   it("unfolds ligatures, drops hyphens, whitespace and punctuation, lower-cases", () => {
@@ -64,5 +64,41 @@ describe("locatePassage", () => {
 
   it("does not take a few shared common words for the passage", () => {
     expect(locatePassage(page, "Het patiëntcontact wordt beschreven in een andere procedure over isolatie.")).toEqual([]);
+  });
+});
+
+describe("locateAcrossPages", () => {
+  const footer = "CIZ | Beleidsregels indicatiestelling Wlz 2025";
+  const pages = new Map<number, string[]>([
+    [18, ["Hoofdstuk 4 gaat over de toegang tot de zorg.", footer, "18"]],
+    [19, ["De aanvrager levert de gegevens aan binnen zes weken na de aanvraag.", footer, "19"]],
+    [20, ["Het CIZ beslist binnen zes weken over de aanvraag en stuurt het besluit", "naar de verzekerde en het zorgkantoor.", footer, "20"]],
+    [21, ["Bezwaar maken kan binnen zes weken na het besluit.", footer, "21"]],
+  ]);
+  // The stored chunk begins with the footer of p. 19 (ingestion kept it) and goes on with the text of p. 20.
+  const passage = `${footer} Het CIZ beslist binnen zes weken over de aanvraag en stuurt het besluit naar de verzekerde en het zorgkantoor.`;
+
+  it("tells a running footer by its repetition on other pages, page numbers aside", () => {
+    expect(runningItems(pages).get(19)).toEqual(new Set([1]));
+    expect(runningItems(new Map([[1, ["Pagina 1 van 2 – Protocol"]], [2, ["Pagina 2 van 2 – Protocol"]]])).get(2)).toEqual(new Set([0]));
+  });
+
+  it("opens the page holding the passage, not the one where only the running footer matches", () => {
+    const location = locateAcrossPages(pages, 19, 20, passage);
+    expect(location.page).toBe(20);
+    expect(location.items.get(19)).toEqual([]);
+    expect(location.items.get(20)).toEqual([0, 1]);
+  });
+
+  it("highlights the passage on every page it spans and opens the page with most of it", () => {
+    const across = "De aanvrager levert de gegevens aan binnen zes weken na de aanvraag. Het CIZ beslist binnen zes weken over de aanvraag en stuurt het besluit naar de verzekerde en het zorgkantoor.";
+    const location = locateAcrossPages(pages, 19, 20, across);
+    expect(location.items.get(19)).toEqual([0]);
+    expect(location.items.get(20)).toEqual([0, 1]);
+    expect(location.page).toBe(20);
+  });
+
+  it("falls back to the first page of the range when no page holds the passage", () => {
+    expect(locateAcrossPages(pages, 19, 20, footer)).toEqual({ page: 19, items: new Map([[19, []], [20, []]]) });
   });
 });

@@ -57,12 +57,14 @@ function isPassagePart(run: ReturnType<typeof longestCommonRun>, page: string, w
 
 /**
  * Indices of the text items (in page order) that hold the passage's part on this page, or an empty list when the
- * page does not hold it.
+ * page does not hold it. Items in `skip` (running headers and footers) never count: a passage that ends with the
+ * footer of the page before it is not "on" that page.
  */
-export function locatePassage(items: readonly string[], passage: string): number[] {
+export function locatePassage(items: readonly string[], passage: string, skip: ReadonlySet<number> = new Set()): number[] {
   const itemOfChar: number[] = [];
   let page = "";
   items.forEach((item, index) => {
+    if (skip.has(index)) return;
     const { chars } = normalise(item);
     page += chars;
     for (let k = 0; k < chars.length; k++) itemOfChar.push(index);
@@ -74,4 +76,60 @@ export function locatePassage(items: readonly string[], passage: string): number
   const found = new Set<number>();
   for (let k = run.startA; k < run.startA + run.length; k++) found.add(itemOfChar[k]);
   return [...found].sort((x, y) => x - y);
+}
+
+/** Letters of a running line: digits dropped, so "pagina 3" and "pagina 4" are the same line. */
+function runningKey(item: string): string {
+  return normalise(item).chars.replace(/\p{N}/gu, "");
+}
+
+const SHORTEST_RUNNING_LINE = 10;
+
+/**
+ * Per page, the items that repeat on another of the given pages: running headers and footers (page numbers
+ * aside, a line of body text is not printed twice on neighbouring pages). Short items are never running.
+ */
+export function runningItems(pages: ReadonlyMap<number, readonly string[]>): Map<number, Set<number>> {
+  const pagesOfKey = new Map<string, Set<number>>();
+  for (const [number, items] of pages) {
+    for (const item of items) {
+      const key = runningKey(item);
+      if (key.length >= SHORTEST_RUNNING_LINE) pagesOfKey.set(key, (pagesOfKey.get(key) ?? new Set()).add(number));
+    }
+  }
+  const running = new Map<number, Set<number>>();
+  for (const [number, items] of pages) {
+    const found = new Set<number>();
+    items.forEach((item, index) => {
+      if ((pagesOfKey.get(runningKey(item))?.size ?? 0) > 1) found.add(index);
+    });
+    running.set(number, found);
+  }
+  return running;
+}
+
+export interface PassageLocation {
+  /** The page holding most of the passage (the first page of the range when no page holds it). */
+  page: number;
+  /** Per page of the passage's range, the items to highlight (empty when that page holds none of it). */
+  items: Map<number, number[]>;
+}
+
+/**
+ * Where a passage lies on its pages `first..last`: the items to highlight on each, and the page holding most of
+ * it. `pages` holds the text items of those pages and, where there are any, of their neighbours, which is how a
+ * running header or footer (never highlighted on its own) is told from the passage.
+ */
+export function locateAcrossPages(pages: ReadonlyMap<number, readonly string[]>, first: number, last: number, passage: string): PassageLocation {
+  const running = runningItems(pages);
+  const location: PassageLocation = { page: first, items: new Map() };
+  let most = 0;
+  for (let number = first; number <= last; number++) {
+    const items = pages.get(number) ?? [];
+    const found = locatePassage(items, passage, running.get(number));
+    location.items.set(number, found);
+    const letters = found.reduce((sum, index) => sum + normalise(items[index]).chars.length, 0);
+    if (letters > most) [most, location.page] = [letters, number];
+  }
+  return location;
 }
