@@ -7,7 +7,7 @@ import { ConversationList } from "./ConversationList";
 import { MessageView, type ChatMessage } from "./MessageView";
 import { YesNo } from "./SourceList";
 import { streamAnswer } from "./stream";
-import { ANSWER_FOUND, DISCLAIMER, modelState, modelUnavailableText, type ModelState } from "./texts";
+import { ANSWER_FOUND, DISCLAIMER, modelState, modelStateText, modelUnavailableText, type ModelState } from "./texts";
 
 // pdf.js is large: it loads when a clinician first opens a document.
 const PassageViewer = lazy(() => import("../pdf/PassageViewer").then((module) => ({ default: module.PassageViewer })));
@@ -224,7 +224,7 @@ export function ChatPage() {
         <form className="ask" onSubmit={ask}>
           {model !== null && model !== "ready" && (
             <p role="status" className="model-state">
-              {modelUnavailableText(model, null)}
+              {modelStateText(model)}
             </p>
           )}
           {askError && <p role="alert" className="error">{askError}</p>}

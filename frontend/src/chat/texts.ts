@@ -17,6 +17,13 @@ export function modelState(health: Health): ModelState {
   return workers && (workers.loading ?? 0) > 0 ? "loading" : "unavailable";
 }
 
+/** The model's state above the question box while it cannot answer (before anything is asked). */
+export function modelStateText(state: Exclude<ModelState, "ready">): string {
+  return state === "loading"
+    ? 'Het taalmodel wordt geladen… Je kunt intussen al zoeken met "Alleen documenten tonen".'
+    : 'Het taalmodel is nu niet bereikbaar. Je kunt wel zoeken met "Alleen documenten tonen".';
+}
+
 /** One message for a question the model cannot take now, saying what can be done meanwhile. */
 export function modelUnavailableText(state: ModelState, retryAfter: number | null): string {
   const what = {
