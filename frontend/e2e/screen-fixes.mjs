@@ -226,6 +226,11 @@ try {
     await page.waitForFunction((width) => Math.abs((document.querySelector(".viewer canvas")?.getBoundingClientRect().width ?? 0) - width) < 2, fitted.width);
     await page.keyboard.press("Control+Equal");
     await page.waitForFunction((width) => (document.querySelector(".viewer canvas")?.getBoundingClientRect().width ?? 0) > width * 1.2, fitted.width);
+    await viewer.evaluate((element) => element.scrollTo(0, element.scrollHeight));
+    await page.waitForTimeout(300);
+    const scrolled = await close.boundingBox();
+    check(await viewer.evaluate((element) => element.scrollTop > 100), "the zoomed page scrolls inside the viewer");
+    check(scrolled && scrolled.y >= viewerBox.y && scrolled.y < viewerBox.y + 80, `"Sluiten" stays in view while the page scrolls (${JSON.stringify(scrolled)})`);
     await page.screenshot({ path: join(artifacts, "screen-fixes-viewer-zoomed.png") });
     await page.keyboard.press("Escape");
     await viewer.waitFor({ state: "detached" });
