@@ -189,6 +189,32 @@ describe("ChatPage: the quote first, each generated sentence cited or flagged (i
     expect(screen.getByRole("note").textContent).toContain(SUPPORT_WARNING);
   });
 
+  it("keeps a quote and a check that arrive after another conversation was opened with their own answer", async () => {
+    const stream = answerStream();
+    const old = { id: 7, title: "oud", created_at: "", updated_at: "", answer_found: null, messages: [{ id: 3, question: "oude vraag", answer: "Oud antwoord.", state: "answered", stop_reason: "eos", created_at: "", sources: [], feedback: [], model: null, method: null, stats: {}, quote: null, sentences: [], support_warning: false }] };
+    serveApi(() => stream.response, READY, {
+      "GET /api/conversations": () => json([{ id: 7, title: "oud", created_at: "", updated_at: "" }]),
+      "GET /api/conversations/7": () => json(old),
+    });
+    askQuestion();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("sources", { sources: [source], not_found: false });
+    fireEvent.click(await screen.findByRole("button", { name: "oud" }));
+    await screen.findByText("Oud antwoord.");
+    stream.send("quote", { quote });
+    stream.send("delta", { text: answer });
+    stream.send("support", { sentences, warning: true });
+    stream.send("done", { message_id: 5, state: "answered", stop_reason: "eos" });
+    stream.close();
+    await screen.findByRole("button", { name: "Vraag stellen" });
+    const [shown] = screen.getAllByRole("article");
+    expect(screen.getAllByRole("article")).toHaveLength(1);
+    expect(within(shown).getByText(NO_QUOTE)).toBeTruthy();
+    expect(within(shown).queryByText("max 60 min")).toBeNull();
+    expect(within(shown).queryByText(UNSUPPORTED)).toBeNull();
+    expect(within(shown).queryByRole("note")).toBeNull();
+  });
+
   it("says no passage was found when the quote event carries null", async () => {
     const stream = answerStream();
     serveApi(() => stream.response);
