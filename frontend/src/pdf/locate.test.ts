@@ -175,6 +175,16 @@ describe("locateAcrossPages with a sentence", () => {
     expect(cut.page).toBe(5);
   });
 
+  it("marks a sentence across a page break over the page number and footer, not the page number", () => {
+    const pages = new Map<number, string[]>([
+      [7, ["12", "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft", "Handboek verpleging", "7"]],
+      [8, ["Handboek verpleging", "geen effect op sporen van C. difficile.", "8"]],
+    ]);
+    const cut = locateAcrossPages(pages, 7, 8, "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect op sporen van C. difficile.", "Handalcohol heeft geen effect op sporen van C. difficile.");
+    expect([...(cut.items.get(7) ?? [])]).toEqual([[1, [39, 56]]]);
+    expect([...(cut.items.get(8) ?? [])]).toEqual([[1, [0, 39]]]);
+  });
+
   it("falls back to the passage on every page it spans when no page holds the sentence", () => {
     const location = locateAcrossPages(twoPages, 4, 5, across, "Was de handen 40 tot 60 seconden.");
     expect(location).toEqual(locateAcrossPages(twoPages, 4, 5, across));

@@ -120,6 +120,18 @@ export interface PassageLocation {
   items: Map<number, Highlight>;
 }
 
+/**
+ * The items at the start and end of a page that are running headers/footers or page numbers (no letters, only
+ * digits or nothing): between the parts of a sentence cut by a page break, they are left out to find it whole.
+ */
+function pageFurniture(items: readonly string[], running: ReadonlySet<number> = new Set()): Set<number> {
+  const isFurniture = (index: number) => running.has(index) || /^\p{N}*$/u.test(normalise(items[index]).chars);
+  const furniture = new Set(running);
+  for (let index = 0; index < items.length && isFurniture(index); index++) furniture.add(index);
+  for (let index = items.length - 1; index >= 0 && isFurniture(index); index--) furniture.add(index);
+  return furniture;
+}
+
 /** Normalised sentences shorter than this are only trusted inside the passage's part (elsewhere: chance). */
 const SHORTEST_FREE_SENTENCE = 12;
 const CLOSING = /[.!?…;:,)\]"'”’»]/;
@@ -127,7 +139,7 @@ const CLOSING = /[.!?…;:,)\]"'”’»]/;
 /**
  * Where `sentence` (a verbatim part of the passage, e.g. the quote) lies on the pages `first..last`, to the character:
  * the whole sentence found exactly after normalising, also across a page break (running headers and footers in
- * `running` left out); of several places, one inside the passage's part (`passageItems`). Empty when not found.
+ * `running`, and page numbers, left out); of several places, one inside the passage's part (`passageItems`). Empty when not found.
  */
 function locateSentence(
   pages: ReadonlyMap<number, readonly string[]>,
@@ -140,8 +152,10 @@ function locateSentence(
   const places: { page: number; item: number; offset: number }[] = [];
   let text = "";
   for (let number = first; number <= last; number++) {
-    (pages.get(number) ?? []).forEach((item, index) => {
-      if (running.get(number)?.has(index)) return;
+    const items = pages.get(number) ?? [];
+    const furniture = pageFurniture(items, running.get(number));
+    items.forEach((item, index) => {
+      if (furniture.has(index)) return;
       const { chars, origin } = normalise(item);
       text += chars;
       origin.forEach((offset) => places.push({ page: number, item: index, offset }));
