@@ -137,9 +137,10 @@ const SHORTEST_FREE_SENTENCE = 12;
 const CLOSING = /[.!?…;:,)\]"'”’»]/;
 
 /**
- * Where `sentence` (a verbatim part of the passage, e.g. the quote) lies on the pages `first..last`, to the character:
- * the whole sentence found exactly after normalising, also across a page break (running headers and footers in
- * `running`, and page numbers, left out); of several places, one inside the passage's part (`passageItems`). Empty when not found.
+ * Where `sentence` (a verbatim part of the passage, e.g. the quote) lies on the pages `first..last`, to the
+ * character: the whole sentence found exactly after normalising, also across a page break (running headers and
+ * footers in `running`, and page numbers, left out); of several places, one inside the passage's part
+ * (`passageItems`). Empty when not found.
  */
 function locateSentence(
   pages: ReadonlyMap<number, readonly string[]>,
@@ -197,7 +198,9 @@ export function locateAcrossPages(
 ): PassageLocation {
   const running = runningItems(pages);
   const passageItems = new Map<number, number[]>();
-  for (let number = first; number <= last; number++) passageItems.set(number, locatePassage(pages.get(number) ?? [], passage, running.get(number)));
+  for (let number = first; number <= last; number++) {
+    passageItems.set(number, locatePassage(pages.get(number) ?? [], passage, running.get(number)));
+  }
   const marks = sentence ? locateSentence(pages, first, last, sentence, passageItems, running) : new Map<number, Highlight>();
   const location: PassageLocation = { page: first, items: new Map() };
   let most = 0;
