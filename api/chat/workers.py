@@ -95,6 +95,7 @@ class _Worker:
     url: str
     in_flight: int = 0
     ready: bool = False
+    loading: bool = False  # its /health says the model is still loading (not failed, not unreachable)
     queue_depth: int = 0
     queue_limit: int | None = None
     model: str | None = None
@@ -184,9 +185,14 @@ class WorkerPool:
         self._retry_after = retry_after
 
     async def summary(self) -> dict[str, int]:
-        """How many workers are ready, of how many (for `/api/health`)."""
+        """How many workers are ready, still loading, of how many (for `/api/health`: the chat page says "the
+        model is loading" before a question is asked, rather than refuse it)."""
         await self._refresh()
-        return {"ready": sum(w.ready for w in self._workers), "total": len(self._workers)}
+        return {
+            "ready": sum(w.ready for w in self._workers),
+            "loading": sum(w.loading for w in self._workers),
+            "total": len(self._workers),
+        }
 
     async def reserve(self) -> Reservation:
         """A place on the least-loaded ready worker with room; `NoWorkerReady` if none has room."""
@@ -242,11 +248,12 @@ class WorkerPool:
     async def _check(self, worker: _Worker) -> None:
         try:
             response = await self._client.get(f"{worker.url}/health", timeout=self._timeout)
-            health = response.json() if response.status_code == 200 else {}
+            health = response.json() if response.status_code in (200, 503) else {}  # 503: loading or failed
         except (httpx.HTTPError, ValueError) as error:
             log.warning("worker %s unreachable: %s", worker.url, error)
             health = {}
         worker.ready = health.get("status") == "ready"
+        worker.loading = health.get("status") == "loading"
         worker.queue_depth = int(health.get("queue_depth") or 0)
         worker.ours_at_check = worker.in_flight
         limit = health.get("queue_limit")

@@ -31,7 +31,7 @@ def test_health_reports_the_database_the_index_and_the_workers(
     assert body["index"]["status"] == "ok"
     assert body["index"]["documents"] == 5
     assert body["index"]["chunks"] > 5
-    assert body["workers"] == {"ready": 0, "total": 2}  # nothing listens on those ports
+    assert body["workers"] == {"ready": 0, "loading": 0, "total": 2}  # nothing listens on those ports
 
 
 def test_health_reports_unavailable_when_the_database_is_down() -> None:

@@ -3,11 +3,16 @@ real API and a real worker with the tiny model: `frontend/e2e/run.mjs` walks the
 `frontend/e2e/artifacts/`, and checks what the database stored through the API."""
 
 import csv
+import json
 import os
 import shutil
 import subprocess
 import sys
+import textwrap
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -158,6 +163,142 @@ def test_clinician_sees_the_quote_citations_and_flagged_sentences(app_url: str) 
     assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
     for shot in ["quote-highlighted.png", "citation-highlighted.png", "flagged-sentence.png"]:
         assert (artifacts / shot).is_file()
+
+
+ACROSS_FOOTER = "Ziekenhuis Noord | Protocol zuurstoftoediening op de verpleegafdeling 2025"
+ACROSS_PAGES = [
+    "De verpleegkundige controleert de zuurstofcilinder voor elk transport op druk en lekkage. Een volle cilinder "
+    "heeft een druk van tweehonderd bar; vervang hem onder de vijftig bar. Noteer de druk op de transportlijst en "
+    "neem altijd een reservecilinder mee op de afdeling. Bewaar cilinders rechtop in het rek, ver van open vuur, olie "
+    "en vet, en sluit de kraan na gebruik. De neusbril geeft een tot vier liter zuurstof per minuut; gebruik bij meer "
+    "dan vier liter een masker. Bevochtig de zuurstof alleen bij een stroom boven vier liter of bij klachten van een "
+    "droge neus. Meet de saturatie ieder uur bij een nieuwe patient en daarna volgens de afspraak met de arts. Streef "
+    "bij longpatienten met COPD naar een saturatie tussen achtentachtig en tweeennegentig procent. Verhoog de zuurstof "
+    "nooit zonder overleg wanneer de patient suf of verward wordt: bel de arts. Controleer de huid achter de oren en op "
+    "de neusbrug dagelijks op drukplekken door de slangetjes. Vervang de neusbril en de slang elke week, en direct "
+    "wanneer ze vuil of beschadigd zijn. Leg de patient en de familie uit dat roken en open vuur in de kamer streng "
+    "verboden zijn. Hang het bordje zuurstof in gebruik op de deur van de kamer zolang de zuurstof aangesloten is. Bij "
+    "het afbouwen van de zuurstof verlaagt de verpleegkundige de stroom stap voor stap met een liter. Na elke stap "
+    "volgt na een kwartier een nieuwe meting van de saturatie en de ademhalingsfrequentie. Blijft de saturatie ook "
+    "zonder zuurstof een dag lang boven de streefwaarde, dan stopt de behandeling.",
+    "Het noodprotocol bij een lege wandaansluiting begint met de reservecilinder naast het bed aansluiten. Meld de "
+    "storing direct bij de technische dienst via het storingsnummer op de zuurstofkast van de gang. Controleer binnen "
+    "vijf minuten opnieuw de saturatie van alle patienten die aan de wand zijn aangesloten. De afdelingsarts beslist "
+    "daarna of een patient tijdelijk naar een andere afdeling moet verhuizen. Schrijf het voorval als incident in het "
+    "meldsysteem, met het tijdstip en de genomen maatregelen. Bespreek het incident binnen een week in het "
+    "teamoverleg van de afdeling.",
+]
+
+
+def _write_across_pdf(path: Path) -> None:
+    """Two pages with the same running footer: page 1 holds several passages (several on one page), and the
+    passage after it starts with page 1's footer (two pages are too few for ingestion to call it running) and goes
+    on with page 2's text, as the issue's pp. 19-20 did."""
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    for number, text in enumerate(ACROSS_PAGES, start=1):
+        if number == 1:
+            pdf.setFont("Helvetica-Bold", 15)
+            pdf.drawString(72, 780, "Zuurstoftoediening op de verpleegafdeling")
+        pdf.setFont("Helvetica", 11)
+        for row, line in enumerate(textwrap.wrap(text, 80)):
+            pdf.drawString(72, 750 - 16 * row, line)
+        pdf.setFont("Helvetica", 9)
+        pdf.drawString(72, 40, ACROSS_FOOTER)
+        pdf.showPage()
+    pdf.save()
+
+
+class _LoadingWorker(BaseHTTPRequestHandler):
+    """A worker whose model is still loading, as docs/worker.md says it answers then (the state right after a
+    restart; the real worker leaves it after seconds, too soon to test against)."""
+
+    def do_GET(self) -> None:
+        self._answer({"status": "loading", "queue_depth": 0, "queue_limit": 4})
+
+    def do_POST(self) -> None:
+        self._answer({"detail": "the model is still loading"})
+
+    def _answer(self, body: dict[str, object]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(503)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Retry-After", "5")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@contextmanager
+def _loading_worker() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _LoadingWorker)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def across_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("across") / "zuurstof.pdf"
+    _write_across_pdf(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def loading_app_url(tmp_path_factory: pytest.TempPathFactory, across_pdf: Path) -> Iterator[str]:
+    """A second API right after a restart: its only worker still loads; the 2-page PDF is its index."""
+    data = tmp_path_factory.mktemp("e2e-loading")
+    settings = {
+        "DATABASE_URL": f"sqlite:///{data / 'vraagbaak.db'}",
+        "INDEX_DIR": str(data / "index"),
+        "UPLOAD_DIR": str(data / "uploads"),
+        "REPORT_DIR": str(data / "reports"),
+        "EMBEDDING_MODEL": FAST_EMBEDDER,
+        "FRONTEND_DIR": str(FRONTEND / "dist"),
+    }
+    _run(["-m", "api", "migrate"], settings)
+    _run(["-m", "ingest", "run", str(across_pdf.parent)], settings)
+    _run(["-m", "api", "users", "add", USER, "--role", "clinician"], settings, f"{PASSWORD}\n")
+    with _loading_worker() as worker, api_process(data / "api.log", WORKER_URLS=worker, **settings) as api:
+        yield api
+
+
+def test_the_screen_never_shows_the_wrong_content(
+    app_url: str, loading_app_url: str, across_pdf: Path
+) -> None:
+    """Issue 23: an answer stays under its own question when another conversation is opened; the viewer highlights
+    the passage asked for, on the page holding it, never a running footer alone; a stop is stored as the user's; the
+    first question while the model loads keeps the question and leaves no empty conversation; the viewer fits,
+    zooms, keeps its title in view, takes a phone's screen and closes with Escape."""
+    artifacts = FRONTEND / "e2e" / "artifacts"
+    environment = {
+        **os.environ,
+        "E2E_BASE_URL": app_url,
+        "E2E_LOADING_URL": loading_app_url,
+        "E2E_USER": USER,
+        "E2E_PASSWORD": PASSWORD,
+        "E2E_ACROSS_PDF": str(across_pdf),
+        "E2E_ARTIFACTS": str(artifacts),
+        "CHROMIUM": str(CHROMIUM),
+    }
+    walk = subprocess.run(
+        ["node", "e2e/screen-fixes.mjs"],
+        cwd=FRONTEND,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+
+    print(walk.stdout)
+    assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
 
 
 def test_the_pages_work_on_a_phone_by_keyboard_in_dutch_and_pass_axe(app_url: str, tmp_path: Path) -> None:

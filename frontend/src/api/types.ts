@@ -19,6 +19,12 @@ export interface AuthConfig {
   sso: boolean;
 }
 
+/** GET /api/health: the API's own state and how many generation workers are ready (or still loading). */
+export interface Health {
+  status: string;
+  workers?: { ready: number; total: number; loading?: number };
+}
+
 export interface Conversation {
   id: number;
   title: string;

@@ -1,16 +1,20 @@
 // The clinicians' page: conversation history, the question box, streamed answers with their sources, the PDF viewer.
 import { Suspense, lazy, useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { ApiError, getJson, sendJson } from "../api/client";
-import type { Conversation, ConversationDetail, Message, Source } from "../api/types";
+import type { Conversation, ConversationDetail, Health, Message, Source } from "../api/types";
+import { usePolling } from "../api/usePolling";
 import { ConversationList } from "./ConversationList";
 import { MessageView, type ChatMessage } from "./MessageView";
 import { YesNo } from "./SourceList";
 import { streamAnswer } from "./stream";
-import { ANSWER_FOUND, DISCLAIMER, busyText } from "./texts";
+import { ANSWER_FOUND, DISCLAIMER, modelState, modelStateText, modelUnavailableText, type ModelState } from "./texts";
 import { cutAtWord } from "../text/dutch";
 
 // pdf.js is large: it loads when a clinician first opens a document.
 const PassageViewer = lazy(() => import("../pdf/PassageViewer").then((module) => ({ default: module.PassageViewer })));
+
+/** How long a stopped answer may take to end its stream on its own before the page stops reading it. */
+const STOP_GRACE_MS = 5000;
 
 function fromStored(message: Message): ChatMessage {
   return {
@@ -28,6 +32,13 @@ function fromStored(message: Message): ChatMessage {
   };
 }
 
+/** The answer streaming now: its conversation and its message as far as it came, whichever conversation is shown. */
+interface Live {
+  conversationId: number | null;
+  message: ChatMessage;
+  stopRequested: boolean;
+}
+
 export function ChatPage() {
   const [conversations, setConversations] = useState<Conversation[]>([]);
   const [active, setActive] = useState<number | null>(null);
@@ -38,85 +49,153 @@ export function ChatPage() {
   const [generating, setGenerating] = useState(false);
   const [viewed, setViewed] = useState<{ source: Source; sentence?: string } | null>(null);
   const [pageError, setPageError] = useState<string | null>(null);
+  const [askError, setAskError] = useState<string | null>(null);
+  const [model, setModel] = useState<ModelState | null>(null);
   const abort = useRef<AbortController | null>(null);
-  const answering = useRef<number | null>(null);
+  const live = useRef<Live | null>(null);
+  const shown = useRef<number | null>(null); // the conversation on screen, for answers that arrive later
+  const opener = useRef<HTMLElement | null>(null);
 
   const loadConversations = useCallback(async () => {
     setConversations(await getJson<Conversation[]>("/api/conversations"));
   }, []);
 
+  const checkModel = useCallback(async (): Promise<ModelState | null> => {
+    try {
+      // /api/health answers 503 when the database is down; its body still says how the workers are.
+      const response = await fetch("/api/health", { credentials: "same-origin" });
+      const state = modelState((await response.json()) as Health);
+      setModel(state);
+      return state;
+    } catch {
+      return null; // unknown: asking will tell
+    }
+  }, []);
+
   useEffect(() => {
     loadConversations().catch(() => setPageError("De gesprekken konden niet worden geladen."));
-  }, [loadConversations]);
+    void checkModel();
+  }, [loadConversations, checkModel]);
+  usePolling(() => void checkModel(), model !== null && model !== "ready", 3000);
+
+  function show(id: number | null, stored: ChatMessage[]) {
+    shown.current = id;
+    setActive(id);
+    setMessages(stored);
+    setViewed(null);
+  }
 
   async function open(id: number) {
+    shown.current = id;
     const detail = await getJson<ConversationDetail>(`/api/conversations/${id}`);
-    setActive(id);
-    setMessages(detail.messages.map(fromStored));
+    if (shown.current !== id) return; // another conversation was chosen meanwhile
+    const current = live.current;
+    const stored = detail.messages.map((m) => (current?.message.id === m.id ? current.message : fromStored(m)));
+    if (current?.conversationId === id && !stored.includes(current.message)) stored.push(current.message);
+    show(id, stored);
     setAnswerFound(detail.answer_found);
-    setViewed(null);
   }
 
   function startNew() {
-    setActive(null);
-    setMessages([]);
+    show(null, []);
     setAnswerFound(null);
-    setViewed(null);
   }
 
-  const updateLast = (change: (message: ChatMessage) => ChatMessage) =>
-    setMessages((all) => [...all.slice(0, -1), change(all[all.length - 1])]);
+  /** Changes the streaming message, on screen only where it is shown: never another conversation's message. */
+  function updateLive(change: (message: ChatMessage) => ChatMessage) {
+    const current = live.current;
+    if (!current) return;
+    const previous = current.message;
+    const next = change(previous);
+    current.message = next;
+    setMessages((all) => all.map((m) => (m === previous ? next : m)));
+  }
 
   async function ask(event: FormEvent) {
     event.preventDefault();
     const text = question.trim();
     if (!text || generating) return;
+    setAskError(null);
+    if (!retrievalOnly && model !== null && model !== "ready") {
+      const now = await checkModel();
+      if (now !== null && now !== "ready") {
+        setAskError(modelUnavailableText(now, null));
+        return; // nothing asked, nothing stored: the question stays in the box
+      }
+    }
+    const pending: ChatMessage = { id: null, question: text, answer: "", state: "pending", stopReason: null, sources: [], feedback: [], error: null };
+    const current: Live = { conversationId: active, message: pending, stopRequested: false };
+    live.current = current;
     setQuestion("");
     setGenerating(true);
-    setMessages((all) => [
-      ...all,
-      { id: null, question: text, answer: "", state: "pending", stopReason: null, sources: [], feedback: [], error: null },
-    ]);
+    setMessages((all) => [...all, pending]);
     const controller = new AbortController();
     abort.current = controller;
+    let created: number | null = null;
     try {
-      const conversationId = active ?? (await sendJson<Conversation>("POST", "/api/conversations", { title: cutAtWord(text, 80) })).id;
-      setActive(conversationId);
+      if (current.conversationId === null) {
+        created = (await sendJson<Conversation>("POST", "/api/conversations", { title: cutAtWord(text, 80) })).id;
+        current.conversationId = created;
+        if (shown.current === null && live.current === current) {
+          shown.current = created;
+          setActive(created);
+        }
+      }
       await streamAnswer(
-        conversationId,
+        current.conversationId,
         { question: text, retrieval_only: retrievalOnly },
         {
-          onMessage: (id) => {
-            answering.current = id;
-            updateLast((m) => ({ ...m, id }));
-          },
-          onSources: (sources) => updateLast((m) => ({ ...m, sources })),
-          onQuote: (quote) => updateLast((m) => ({ ...m, quote })),
-          onDelta: (delta) => updateLast((m) => ({ ...m, answer: m.answer + delta })),
-          onSupport: ({ sentences, warning }) => updateLast((m) => ({ ...m, sentences, supportWarning: warning })),
-          onDone: (state, stopReason) => updateLast((m) => ({ ...m, state, stopReason })),
-          onError: (message, retryAfter) =>
-            updateLast((m) => ({ ...m, state: "failed", error: retryAfter ? `${message} ${busyText(retryAfter)}` : message })),
+          onMessage: (id) => updateLive((m) => ({ ...m, id })),
+          onSources: (sources) => updateLive((m) => ({ ...m, sources })),
+          onQuote: (quote) => updateLive((m) => ({ ...m, quote })),
+          onDelta: (delta) => updateLive((m) => ({ ...m, answer: m.answer + delta })),
+          onSupport: ({ sentences, warning }) => updateLive((m) => ({ ...m, sentences, supportWarning: warning })),
+          onDone: (state, stopReason) => updateLive((m) => ({ ...m, state, stopReason })),
+          onError: (message) => updateLive((m) => ({ ...m, state: "failed", error: message })),
         },
         controller.signal,
       );
+      if (current.stopRequested && current.message.state === "pending") updateLive((m) => ({ ...m, state: "stopped" }));
       await loadConversations();
     } catch (error) {
-      const message =
-        error instanceof ApiError && error.status === 503 ? `${error.message} ${busyText(error.retryAfter)}` : error instanceof ApiError ? error.message : "Er ging iets mis.";
-      updateLast((m) => ({ ...m, state: "failed", error: message }));
+      await refused(current, created, error);
     } finally {
-      setGenerating(false);
+      live.current = null;
       abort.current = null;
-      answering.current = null;
+      setGenerating(false);
     }
   }
 
+  /** A question the API refused before storing it: it goes back into the box, with one message saying why, and a
+   * conversation made for it alone is removed again. */
+  async function refused(current: Live, created: number | null, error: unknown) {
+    if (current.message.id !== null) {
+      updateLive((m) => ({ ...m, state: "failed", error: error instanceof ApiError ? error.message : "Er ging iets mis." }));
+      return;
+    }
+    const pending = current.message;
+    setMessages((all) => all.filter((m) => m !== pending));
+    setQuestion((typed) => typed || pending.question);
+    const unavailable = error instanceof ApiError && error.status === 503;
+    setAskError(unavailable ? modelUnavailableText((await checkModel()) ?? "unavailable", error.retryAfter) : error instanceof ApiError ? error.message : "Er ging iets mis.");
+    if (created !== null) {
+      await sendJson("DELETE", `/api/conversations/${created}`).catch(() => undefined);
+      if (shown.current === created) show(null, []);
+      await loadConversations().catch(() => undefined);
+    }
+  }
+
+  /** Asks the API to stop; the answer's stream then ends with its `done` (stored as the user's stop). Reading
+   * stops only if that does not come: closing the stream first would be stored as a lost connection. */
   async function stop() {
-    const id = answering.current;
-    abort.current?.abort();
-    updateLast((m) => ({ ...m, state: "stopped" }));
-    if (id !== null) await sendJson("POST", `/api/messages/${id}/stop`).catch(() => undefined);
+    const current = live.current;
+    const controller = abort.current;
+    if (!current || !controller) return;
+    current.stopRequested = true;
+    const id = current.message.id;
+    const ok = id !== null && (await sendJson("POST", `/api/messages/${id}/stop`).then(() => true, () => false));
+    if (!ok) controller.abort();
+    else window.setTimeout(() => controller.abort(), STOP_GRACE_MS);
   }
 
   async function markAnswerFound(value: boolean) {
@@ -124,6 +203,17 @@ export function ChatPage() {
     await sendJson("PUT", `/api/conversations/${active}/feedback`, { answer_found: value });
     setAnswerFound(value);
   }
+
+  function openViewer(source: Source, sentence?: string) {
+    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setViewed({ source, sentence });
+  }
+
+  const closeViewer = useCallback(() => {
+    opener.current?.focus(); // back to the "Document bekijken" that opened it
+    opener.current = null;
+    setViewed(null);
+  }, []);
 
   return (
     <div className={viewed ? "chat with-viewer" : "chat"}>
@@ -133,17 +223,19 @@ export function ChatPage() {
           {pageError && <p role="alert" className="error">{pageError}</p>}
           {messages.length === 0 && <p className="empty">Stel een vraag over de procedures van het ziekenhuis.</p>}
           {messages.map((message, index) => (
-            <MessageView
-              key={message.id ?? `pending-${index}`}
-              message={message}
-              onOpen={(source, sentence) => setViewed({ source, sentence })}
-            />
+            <MessageView key={message.id ?? `pending-${index}`} message={message} onOpen={openViewer} />
           ))}
           {active !== null && messages.length > 0 && !generating && (
             <YesNo question={ANSWER_FOUND} value={answerFound} onChange={(value) => void markAnswerFound(value)} />
           )}
         </div>
         <form className="ask" onSubmit={ask}>
+          {model !== null && model !== "ready" && (
+            <p role="status" className="model-state">
+              {modelStateText(model)}
+            </p>
+          )}
+          {askError && <p role="alert" className="error">{askError}</p>}
           <label htmlFor="question">Jouw vraag</label>
           <textarea
             id="question"
@@ -177,7 +269,7 @@ export function ChatPage() {
       </main>
       {viewed && (
         <Suspense fallback={<p>Document laden…</p>}>
-          <PassageViewer source={viewed.source} sentence={viewed.sentence} onClose={() => setViewed(null)} />
+          <PassageViewer source={viewed.source} sentence={viewed.sentence} onClose={closeViewer} />
         </Suspense>
       )}
     </div>

@@ -1,7 +1,7 @@
 import { ApiError } from "../api/client";
 import type { MessageState, Quote, Source, Support } from "../api/types";
 import { CONNECTION_LOST, streamAnswer } from "./stream";
-import { busyText } from "./texts";
+import { modelUnavailableText } from "./texts";
 
 const source = { document_id: "stuwband", title: "Stuwband", page_start: 2, page_end: 2, chunk_index: 4, passage: "max 60 min", score: 0.9 } as unknown as Source;
 
@@ -112,7 +112,7 @@ describe("streamAnswer", () => {
     const failure = await streamAnswer(1, { question: "q" }, handler, new AbortController().signal).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ApiError);
     expect(failure).toMatchObject({ status: 503, message: "Er is nu geen taalmodel beschikbaar.", retryAfter: 30 });
-    expect(busyText((failure as ApiError).retryAfter)).toBe("Het taalmodel is bezet. Probeer het over 30 seconden opnieuw.");
+    expect(modelUnavailableText("ready", (failure as ApiError).retryAfter)).toBe('Het taalmodel is bezet. Stel je vraag over 30 seconden opnieuw, of kies "Alleen documenten tonen": dat kan nu al.');
     expect(calls).toEqual([]);
   });
 

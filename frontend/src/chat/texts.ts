@@ -1,4 +1,6 @@
 // The chat's fixed Dutch texts, in one place.
+import type { Health } from "../api/types";
+
 export const DISCLAIMER = "Disclaimer: Deze chatbot kan en zal fouten maken. Controleer belangrijke info.";
 export const SOURCES_HEADING = "Gebruikte documenten";
 export const NEAREST_HEADING = "Documenten die het dichtst bij de vraag komen";
@@ -6,10 +8,31 @@ export const CONTAINS_ANSWER = "Bevat dit document een antwoord op jouw vraag?";
 export const HIGHLIGHT_CORRECT = "Is de markering op het juiste deel van de tekst geplaatst?";
 export const ANSWER_FOUND = "Antwoord gevonden?";
 
-export function busyText(retryAfter: number | null): string {
-  return retryAfter
-    ? `Het taalmodel is bezet. Probeer het over ${retryAfter} seconden opnieuw.`
-    : "Het taalmodel is bezet. Probeer het zo dadelijk opnieuw.";
+export type ModelState = "ready" | "loading" | "unavailable";
+
+/** The language model's state from `/api/health`: a worker ready, one still loading, or none to be reached. */
+export function modelState(health: Health): ModelState {
+  const workers = health.workers;
+  if (workers && workers.ready > 0) return "ready";
+  return workers && (workers.loading ?? 0) > 0 ? "loading" : "unavailable";
+}
+
+/** The model's state above the question box while it cannot answer (before anything is asked). */
+export function modelStateText(state: Exclude<ModelState, "ready">): string {
+  return state === "loading"
+    ? 'Het taalmodel wordt geladen… Je kunt intussen al zoeken met "Alleen documenten tonen".'
+    : 'Het taalmodel is nu niet bereikbaar. Je kunt wel zoeken met "Alleen documenten tonen".';
+}
+
+/** One message for a question the model cannot take now, saying what can be done meanwhile. */
+export function modelUnavailableText(state: ModelState, retryAfter: number | null): string {
+  const what = {
+    loading: "Het taalmodel wordt geladen…",
+    ready: "Het taalmodel is bezet.",
+    unavailable: "Het taalmodel is nu niet bereikbaar.",
+  }[state];
+  const when = retryAfter ? `Stel je vraag over ${retryAfter} seconden opnieuw` : "Stel je vraag zo dadelijk opnieuw";
+  return `${what} ${when}, of kies "Alleen documenten tonen": dat kan nu al.`;
 }
 
 export function stateNote(state: string, stopReason: string | null): string | null {

@@ -1,4 +1,4 @@
-import { locateHighlight, locatePassage, locateSentence, longestCommonRun, normalise, pageHoldingSentence } from "./locate";
+import { locateAcrossPages, locatePassage, longestCommonRun, normalise, runningItems, type Highlight } from "./locate";
 
 describe("normalise", () => {
   it("unfolds ligatures, drops hyphens, whitespace and punctuation, lower-cases", () => {
@@ -67,7 +67,53 @@ describe("locatePassage", () => {
   });
 });
 
-describe("locateSentence and locateHighlight", () => {
+/** The highlight of whole text items `indices` of `items`. */
+function whole(items: readonly string[], indices: number[]): Highlight {
+  return new Map(indices.map((index) => [index, [0, items[index].length]]));
+}
+
+/** The text each range of `highlight` marks in `items`. */
+function marked(items: readonly string[], highlight: Highlight | undefined): string[] {
+  return [...(highlight ?? [])].map(([item, [start, end]]) => items[item].slice(start, end));
+}
+
+describe("locateAcrossPages", () => {
+  const footer = "CIZ | Beleidsregels indicatiestelling Wlz 2025";
+  const pages = new Map<number, string[]>([
+    [18, ["Hoofdstuk 4 gaat over de toegang tot de zorg.", footer, "18"]],
+    [19, ["De aanvrager levert de gegevens aan binnen zes weken na de aanvraag.", footer, "19"]],
+    [20, ["Het CIZ beslist binnen zes weken over de aanvraag en stuurt het besluit", "naar de verzekerde en het zorgkantoor.", footer, "20"]],
+    [21, ["Bezwaar maken kan binnen zes weken na het besluit.", footer, "21"]],
+  ]);
+  // The stored chunk begins with the footer of p. 19 (ingestion kept it) and goes on with the text of p. 20.
+  const passage = `${footer} Het CIZ beslist binnen zes weken over de aanvraag en stuurt het besluit naar de verzekerde en het zorgkantoor.`;
+
+  it("tells a running footer by its repetition on other pages, page numbers aside", () => {
+    expect(runningItems(pages).get(19)).toEqual(new Set([1]));
+    expect(runningItems(new Map([[1, ["Pagina 1 van 2 – Protocol"]], [2, ["Pagina 2 van 2 – Protocol"]]])).get(2)).toEqual(new Set([0]));
+  });
+
+  it("opens the page holding the passage, not the one where only the running footer matches", () => {
+    const location = locateAcrossPages(pages, 19, 20, passage);
+    expect(location.page).toBe(20);
+    expect(location.items.get(19)).toEqual(new Map());
+    expect(location.items.get(20)).toEqual(whole(pages.get(20) ?? [], [0, 1]));
+  });
+
+  it("highlights the passage on every page it spans and opens the page with most of it", () => {
+    const across = "De aanvrager levert de gegevens aan binnen zes weken na de aanvraag. Het CIZ beslist binnen zes weken over de aanvraag en stuurt het besluit naar de verzekerde en het zorgkantoor.";
+    const location = locateAcrossPages(pages, 19, 20, across);
+    expect(location.items.get(19)).toEqual(whole(pages.get(19) ?? [], [0]));
+    expect(location.items.get(20)).toEqual(whole(pages.get(20) ?? [], [0, 1]));
+    expect(location.page).toBe(20);
+  });
+
+  it("falls back to the first page of the range when no page holds the passage", () => {
+    expect(locateAcrossPages(pages, 19, 20, footer)).toEqual({ page: 19, items: new Map([[19, new Map()], [20, new Map()]]) });
+  });
+});
+
+describe("locateAcrossPages with a sentence", () => {
   // A justified line of the text layer often holds the end of one sentence and the start of the next.
   const page = [
     "Procedure handhygiëne",
@@ -76,50 +122,72 @@ describe("locateSentence and locateHighlight", () => {
     "conden in tot ze droog zijn. Was daarna niet.",
   ];
   const passage = "Handalcohol werkt niet tegen sporen van C. difficile. Wrijf de handen 20 tot 30 seconden in tot ze droog zijn.";
+  const onePage = (items: string[], sentence: string, text = passage) => locateAcrossPages(new Map([[1, items]]), 1, 1, text, sentence).items.get(1);
 
   it("marks exactly the sentence, to the character, across line breaks and hyphens", () => {
-    const highlight = locateSentence(page, "Wrijf de handen 20 tot 30 seconden in tot ze droog zijn.", passage);
-    const marked = [...highlight].map(([item, [start, end]]) => page[item].slice(start, end));
-    expect(marked).toEqual(["Wrijf de", "handen 20 tot 30 se", "conden in tot ze droog zijn."]);
-  });
-
-  it("finds nothing when the page does not hold the whole sentence", () => {
-    expect(locateSentence(page, "Wrijf de handen 40 tot 60 seconden in.", passage).size).toBe(0);
-    expect(locateSentence(page.slice(0, 3), "Wrijf de handen 20 tot 30 seconden in tot ze droog zijn.", passage).size).toBe(0);
+    const highlight = onePage(page, "Wrijf de handen 20 tot 30 seconden in tot ze droog zijn.");
+    expect(marked(page, highlight)).toEqual(["Wrijf de", "handen 20 tot 30 se", "conden in tot ze droog zijn."]);
   });
 
   it("takes the place inside the passage when the sentence is also elsewhere on the page", () => {
     const twice = ["Droog de handen goed af.", "Intro van een andere procedure.", "Zeep gebruiken. Droog de handen goed af."];
-    const highlight = locateSentence(twice, "Droog de handen goed af.", "Zeep gebruiken. Droog de handen goed af.");
-    expect([...highlight]).toEqual([[2, [16, 40]]]);
+    expect([...(onePage(twice, "Droog de handen goed af.", "Zeep gebruiken. Droog de handen goed af.") ?? [])]).toEqual([[2, [16, 40]]]);
   });
 
   it("highlights the sentence alone where it is found, else the passage's whole text items", () => {
-    expect([...locateHighlight(page, passage, "Handalcohol werkt niet tegen sporen van C. difficile.")]).toEqual([[1, [0, 53]]]);
-    expect([...locateHighlight(page, passage, "Deze zin staat niet op de pagina.")]).toEqual([
-      [1, [0, page[1].length]],
-      [2, [0, page[2].length]],
-      [3, [0, page[3].length]],
+    expect([...(onePage(page, "Handalcohol werkt niet tegen sporen van C. difficile.") ?? [])]).toEqual([[1, [0, 53]]]);
+    expect(onePage(page, "Wrijf de handen 40 tot 60 seconden in.")).toEqual(whole(page, [1, 2, 3]));
+    expect(onePage(page.slice(0, 3), "Wrijf de handen 20 tot 30 seconden in tot ze droog zijn.")).toEqual(whole(page, [1, 2]));
+    expect(onePage(page, "Deze zin staat niet op de pagina.")).toEqual(locateAcrossPages(new Map([[1, page]]), 1, 1, passage).items.get(1));
+  });
+
+  const across = "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect op sporen van C. difficile. Droog de handen goed af met een handdoek.";
+  const twoPages = new Map<number, string[]>([
+    [4, ["Hoofdstuk 5", "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect"]],
+    [5, ["op sporen van C. difficile. Droog de handen goed af", "met een handdoek.", "6. Handen wassen"]],
+  ]);
+
+  it("opens the later page of a passage across a page break when its sentence is there, and marks nothing on the other", () => {
+    const later = locateAcrossPages(twoPages, 4, 5, across, "Droog de handen goed af met een handdoek.");
+    expect(later.page).toBe(5);
+    expect(later.items.get(4)).toEqual(new Map());
+    expect(marked(twoPages.get(5) ?? [], later.items.get(5))).toEqual(["Droog de handen goed af", "met een handdoek."]);
+    expect(locateAcrossPages(twoPages, 4, 5, across, "Wrijf de handen 20 tot 30 seconden in.").page).toBe(4);
+  });
+
+  it("marks a sentence cut by the page break on both pages and opens the page with most of it", () => {
+    const cut = locateAcrossPages(twoPages, 4, 5, across, "Handalcohol heeft geen effect op sporen van C. difficile.");
+    expect(marked(twoPages.get(4) ?? [], cut.items.get(4))).toEqual(["Handalcohol heeft geen effect"]);
+    expect(marked(twoPages.get(5) ?? [], cut.items.get(5))).toEqual(["op sporen van C. difficile."]);
+    expect(cut.page).toBe(4);
+  });
+
+  it("marks a sentence across a page break over a running footer, never the footer", () => {
+    const footer = "Handboek verpleging – protocol handhygiëne";
+    const pages = new Map<number, string[]>([
+      [3, ["Inleiding over hygiëne op de afdeling.", footer]],
+      [4, ["Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft", footer]],
+      [5, ["geen effect op sporen van C. difficile.", footer]],
     ]);
-    expect([...locateHighlight(page, passage)]).toEqual([...locateHighlight(page, passage, "Deze zin staat niet op de pagina.")]);
-  });
-});
-
-describe("pageHoldingSentence", () => {
-  const passage = "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect op sporen van C. difficile. Droog de handen goed af met een handdoek.";
-  const pages: Record<number, string[]> = {
-    4: ["Hoofdstuk 5", "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect"],
-    5: ["op sporen van C. difficile. Droog de handen goed af", "met een handdoek.", "6. Handen wassen"],
-  };
-  const itemsOf = async (page: number) => pages[page];
-
-  it("finds the later page of a passage across a page break when its sentence is there", async () => {
-    expect(await pageHoldingSentence([4, 5], itemsOf, "Droog de handen goed af met een handdoek.", passage)).toBe(5);
-    expect(await pageHoldingSentence([4, 5], itemsOf, "Wrijf de handen 20 tot 30 seconden in.", passage)).toBe(4);
+    const cut = locateAcrossPages(pages, 4, 5, "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect op sporen van C. difficile.", "Handalcohol heeft geen effect op sporen van C. difficile.");
+    expect([...(cut.items.get(4) ?? [])]).toEqual([[0, [39, 56]]]);
+    expect(marked(pages.get(5) ?? [], cut.items.get(5))).toEqual(["geen effect op sporen van C. difficile."]);
+    expect(cut.page).toBe(5);
   });
 
-  it("finds no page for a sentence cut by the page break or not there at all", async () => {
-    expect(await pageHoldingSentence([4, 5], itemsOf, "Handalcohol heeft geen effect op sporen van C. difficile.", passage)).toBeNull();
-    expect(await pageHoldingSentence([4, 5], itemsOf, "Was de handen 40 tot 60 seconden.", passage)).toBeNull();
+  it("marks a sentence across a page break over the page number and footer, not the page number", () => {
+    const pages = new Map<number, string[]>([
+      [7, ["12", "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft", "Handboek verpleging", "7"]],
+      [8, ["Handboek verpleging", "geen effect op sporen van C. difficile.", "8"]],
+    ]);
+    const cut = locateAcrossPages(pages, 7, 8, "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect op sporen van C. difficile.", "Handalcohol heeft geen effect op sporen van C. difficile.");
+    expect([...(cut.items.get(7) ?? [])]).toEqual([[1, [39, 56]]]);
+    expect([...(cut.items.get(8) ?? [])]).toEqual([[1, [0, 39]]]);
+  });
+
+  it("falls back to the passage on every page it spans when no page holds the sentence", () => {
+    const location = locateAcrossPages(twoPages, 4, 5, across, "Was de handen 40 tot 60 seconden.");
+    expect(location).toEqual(locateAcrossPages(twoPages, 4, 5, across));
+    expect(location.items.get(4)).toEqual(whole(twoPages.get(4) ?? [], [1]));
   });
 });

@@ -3,7 +3,8 @@
 // The text layer and the stored chunk differ in ways that do not change the words: ligatures (ﬁ), soft and line-end
 // hyphens, whitespace and line breaks, punctuation spacing. Both sides are reduced to their letters and digits,
 // lower-cased, and the longest run they share is the passage's part on this page (a chunk may start on the
-// previous page or end on the next). Only ever the stored chunk text is searched, never model output.
+// previous page or end on the next). A sentence of the passage (the quote, a cited sentence) is found exactly, to the
+// character. Only ever the stored chunk text is searched, never model output.
 
 /** Letters and digits only, lower-cased, ligatures unfolded; `origin[i]` is the index in `text` of output char i. */
 export function normalise(text: string): { chars: string; origin: number[] } {
@@ -57,12 +58,14 @@ function isPassagePart(run: ReturnType<typeof longestCommonRun>, page: string, w
 
 /**
  * Indices of the text items (in page order) that hold the passage's part on this page, or an empty list when the
- * page does not hold it.
+ * page does not hold it. Items in `skip` (running headers and footers) never count: a passage that ends with the
+ * footer of the page before it is not "on" that page.
  */
-export function locatePassage(items: readonly string[], passage: string): number[] {
+export function locatePassage(items: readonly string[], passage: string, skip: ReadonlySet<number> = new Set()): number[] {
   const itemOfChar: number[] = [];
   let page = "";
   items.forEach((item, index) => {
+    if (skip.has(index)) return;
     const { chars } = normalise(item);
     page += chars;
     for (let k = 0; k < chars.length; k++) itemOfChar.push(index);
@@ -76,70 +79,139 @@ export function locatePassage(items: readonly string[], passage: string): number
   return [...found].sort((x, y) => x - y);
 }
 
-/** What to mark on a page: text item index -> [start, end) character range in that item's string. */
+/** Letters of a running line: digits dropped, so "pagina 3" and "pagina 4" are the same line. */
+function runningKey(item: string): string {
+  return normalise(item).chars.replace(/\p{N}/gu, "");
+}
+
+const SHORTEST_RUNNING_LINE = 10;
+
+/**
+ * Per page, the items that repeat on another of the given pages: running headers and footers (page numbers
+ * aside, a line of body text is not printed twice on neighbouring pages). Short items are never running.
+ */
+export function runningItems(pages: ReadonlyMap<number, readonly string[]>): Map<number, Set<number>> {
+  const pagesOfKey = new Map<string, Set<number>>();
+  for (const [number, items] of pages) {
+    for (const item of items) {
+      const key = runningKey(item);
+      if (key.length >= SHORTEST_RUNNING_LINE) pagesOfKey.set(key, (pagesOfKey.get(key) ?? new Set()).add(number));
+    }
+  }
+  const running = new Map<number, Set<number>>();
+  for (const [number, items] of pages) {
+    const found = new Set<number>();
+    items.forEach((item, index) => {
+      if ((pagesOfKey.get(runningKey(item))?.size ?? 0) > 1) found.add(index);
+    });
+    running.set(number, found);
+  }
+  return running;
+}
+
+/** What to mark on a page: text item index -> [start, end) character range in that item's string (a whole item is
+ * [0, its length]). */
 export type Highlight = Map<number, [number, number]>;
+
+export interface PassageLocation {
+  /** The page to open: the one holding most of what is highlighted (the first page of the range when none holds it). */
+  page: number;
+  /** Per page of the passage's range, what to highlight there (empty when that page holds none of it). */
+  items: Map<number, Highlight>;
+}
+
+/**
+ * The items at the start and end of a page that are running headers/footers or page numbers (no letters, only
+ * digits or nothing): between the parts of a sentence cut by a page break, they are left out to find it whole.
+ */
+function pageFurniture(items: readonly string[], running: ReadonlySet<number> = new Set()): Set<number> {
+  const isFurniture = (index: number) => running.has(index) || /^\p{N}*$/u.test(normalise(items[index]).chars);
+  const furniture = new Set(running);
+  for (let index = 0; index < items.length && isFurniture(index); index++) furniture.add(index);
+  for (let index = items.length - 1; index >= 0 && isFurniture(index); index--) furniture.add(index);
+  return furniture;
+}
 
 /** Normalised sentences shorter than this are only trusted inside the passage's part (elsewhere: chance). */
 const SHORTEST_FREE_SENTENCE = 12;
 const CLOSING = /[.!?…;:,)\]"'”’»]/;
 
 /**
- * Where `sentence` (a verbatim part of `passage`, e.g. the quote) lies on the page, to the character: the whole
- * sentence, found exactly after normalising; of several places, one inside the passage's part. Empty when the page
- * does not hold it whole (wrong page, cut by a page break).
+ * Where `sentence` (a verbatim part of the passage, e.g. the quote) lies on the pages `first..last`, to the
+ * character: the whole sentence found exactly after normalising, also across a page break (running headers and
+ * footers in `running`, and page numbers, left out); of several places, one inside the passage's part
+ * (`passageItems`). Empty when not found.
  */
-export function locateSentence(items: readonly string[], sentence: string, passage: string): Highlight {
-  const place: { item: number; offset: number }[] = [];
-  let page = "";
-  items.forEach((item, index) => {
-    const { chars, origin } = normalise(item);
-    page += chars;
-    origin.forEach((offset) => place.push({ item: index, offset }));
-  });
+function locateSentence(
+  pages: ReadonlyMap<number, readonly string[]>,
+  first: number,
+  last: number,
+  sentence: string,
+  passageItems: ReadonlyMap<number, readonly number[]>,
+  running: ReadonlyMap<number, ReadonlySet<number>>,
+): Map<number, Highlight> {
+  const places: { page: number; item: number; offset: number }[] = [];
+  let text = "";
+  for (let number = first; number <= last; number++) {
+    const items = pages.get(number) ?? [];
+    const furniture = pageFurniture(items, running.get(number));
+    items.forEach((item, index) => {
+      if (furniture.has(index)) return;
+      const { chars, origin } = normalise(item);
+      text += chars;
+      origin.forEach((offset) => places.push({ page: number, item: index, offset }));
+    });
+  }
   const wanted = normalise(sentence).chars;
   const found: number[] = [];
-  for (let at = wanted ? page.indexOf(wanted) : -1; at >= 0; at = page.indexOf(wanted, at + 1)) found.push(at);
-  if (found.length === 0) return new Map();
-  let start: number | undefined = found[0];
-  if (found.length > 1 || wanted.length < SHORTEST_FREE_SENTENCE) {
-    const passageItems = new Set(locatePassage(items, passage));
-    start = found.find((at) => passageItems.has(place[at].item)) ?? (wanted.length < SHORTEST_FREE_SENTENCE ? undefined : start);
-  }
-  const highlight: Highlight = new Map();
-  if (start === undefined) return highlight;
+  for (let at = wanted ? text.indexOf(wanted) : -1; at >= 0; at = text.indexOf(wanted, at + 1)) found.push(at);
+  const inPassage = (at: number) => passageItems.get(places[at].page)?.includes(places[at].item) ?? false;
+  const start = found.find(inPassage) ?? (wanted.length >= SHORTEST_FREE_SENTENCE ? found[0] : undefined);
+  const marks = new Map<number, Highlight>();
+  if (start === undefined) return marks;
   for (let k = start; k < start + wanted.length; k++) {
-    const { item, offset } = place[k];
-    const range = highlight.get(item);
-    highlight.set(item, range ? [range[0], offset + 1] : [offset, offset + 1]);
+    const { page, item, offset } = places[k];
+    const highlight = marks.get(page) ?? new Map<number, [number, number]>();
+    highlight.set(item, [highlight.get(item)?.[0] ?? offset, offset + 1]);
+    marks.set(page, highlight);
   }
   // Normalising dropped the sentence's closing punctuation: mark it too.
-  const { item, offset } = place[start + wanted.length - 1];
-  let end = offset + 1;
-  while (end < items[item].length && CLOSING.test(items[item][end])) end++;
-  highlight.set(item, [(highlight.get(item) as [number, number])[0], end]);
-  return highlight;
+  const end = places[start + wanted.length - 1];
+  const itemText = (pages.get(end.page) ?? [])[end.item];
+  const range = marks.get(end.page)?.get(end.item) as [number, number];
+  while (range[1] < itemText.length && CLOSING.test(itemText[range[1]])) range[1]++;
+  return marks;
 }
 
 /**
- * The viewer's highlight: `sentence` alone where the page holds it, else the passage's part on this page (whole
- * text items), else nothing.
+ * Where a passage lies on its pages `first..last`: what to highlight on each, and the page to open. With a
+ * `sentence` (a verbatim part of the passage) found there, that sentence alone, to the character; otherwise the
+ * passage's whole text items. `pages` holds the text items of those pages and, where there are any, of their
+ * neighbours, which is how a running header or footer (never highlighted on its own) is told from the passage.
  */
-export function locateHighlight(items: readonly string[], passage: string, sentence?: string): Highlight {
-  const narrow = sentence ? locateSentence(items, sentence, passage) : new Map<number, [number, number]>();
-  if (narrow.size > 0) return narrow;
-  return new Map(locatePassage(items, passage).map((index) => [index, [0, items[index].length]]));
-}
-
-/**
- * The first of `pages` whose text items hold `sentence` whole (a passage across a page break: its sentence may be on
- * the later page), or null when none does. `itemsOf` reads a page's text items.
- */
-export async function pageHoldingSentence(
-  pages: readonly number[],
-  itemsOf: (page: number) => Promise<string[]>,
-  sentence: string,
+export function locateAcrossPages(
+  pages: ReadonlyMap<number, readonly string[]>,
+  first: number,
+  last: number,
   passage: string,
-): Promise<number | null> {
-  for (const page of pages) if (locateSentence(await itemsOf(page), sentence, passage).size > 0) return page;
-  return null;
+  sentence?: string,
+): PassageLocation {
+  const running = runningItems(pages);
+  const passageItems = new Map<number, number[]>();
+  for (let number = first; number <= last; number++) {
+    passageItems.set(number, locatePassage(pages.get(number) ?? [], passage, running.get(number)));
+  }
+  const marks = sentence ? locateSentence(pages, first, last, sentence, passageItems, running) : new Map<number, Highlight>();
+  const location: PassageLocation = { page: first, items: new Map() };
+  let most = 0;
+  for (let number = first; number <= last; number++) {
+    const items = pages.get(number) ?? [];
+    const whole = (passageItems.get(number) ?? []).map((index): [number, [number, number]] => [index, [0, items[index].length]]);
+    const highlight = marks.size > 0 ? (marks.get(number) ?? new Map()) : new Map(whole);
+    location.items.set(number, highlight);
+    let letters = 0;
+    for (const [index, [start, end]] of highlight) letters += normalise(items[index].slice(start, end)).chars.length;
+    if (letters > most) [most, location.page] = [letters, number];
+  }
+  return location;
 }

@@ -247,3 +247,16 @@ async def test_the_request_body_leaves_unset_fields_to_the_worker() -> None:
     request = GenerationRequest(prompt="p", context=["c"], stop=["[begin"], max_new_tokens=None)
 
     assert request.body() == {"prompt": "p", "context": ["c"], "stop": ["[begin"]}
+
+
+async def test_the_summary_tells_workers_still_loading_from_failed_and_unreachable_ones() -> None:
+    workers = Workers(
+        {
+            "up": ready(0),
+            "loading": {"status": "loading", "queue_depth": 0, "queue_limit": 8},
+            "failed": {"status": "failed", "error": "OSError: no such model"},
+            "down": None,
+        }
+    )
+
+    assert await pool_of(workers).summary() == {"ready": 1, "loading": 1, "total": 4}
