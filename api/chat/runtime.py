@@ -84,9 +84,14 @@ class ChatRuntime:
 
 
 def pool_from_settings(chat: ChatSettings) -> WorkerPool:
+    """The workers of the settings, each request carrying the workers' token (`Authorization: Bearer`)."""
+    token = chat.worker_token
+    headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token is not None else None
     return WorkerPool(
         [str(url) for url in chat.worker_urls],
-        httpx.AsyncClient(limits=httpx.Limits(max_connections=None, max_keepalive_connections=64)),
+        httpx.AsyncClient(
+            headers=headers, limits=httpx.Limits(max_connections=None, max_keepalive_connections=64)
+        ),
         health_ttl=chat.worker_health_ttl_seconds,
         timeout=chat.worker_timeout_seconds,
         retry_after=chat.worker_retry_after_seconds,

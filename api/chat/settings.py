@@ -2,7 +2,7 @@
 
 from typing import Annotated
 
-from pydantic import AnyHttpUrl, Field, field_validator
+from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # From `python -m api.chat.abstention_study` (docs/evaluation.md, "Knowing when it does not know"). The leg
@@ -17,6 +17,11 @@ class ChatSettings(BaseSettings):
         [AnyHttpUrl("http://127.0.0.1:8001")],
         min_length=1,
         description="Generation workers, comma-separated; each request goes to the least-loaded ready one.",
+    )
+    worker_token: SecretStr | None = Field(
+        None,
+        description="Bearer token sent with every request to the workers (their WORKER_TOKEN); unset = none, "
+        "for workers on the loopback address.",
     )
     worker_health_ttl_seconds: float = Field(
         1.0, ge=0.0, description="How long a worker's /health answer is trusted before it is asked again."
@@ -56,6 +61,7 @@ class ChatSettings(BaseSettings):
 
     @field_validator(
         "retrieval_only",
+        "worker_token",
         "answer_max_new_tokens",
         "answer_deadline_seconds",
         "abstain_min_dense",
