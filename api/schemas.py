@@ -159,6 +159,29 @@ class UserUpdate(BaseModel):
     password: Text | None = Field(None, min_length=1, max_length=1024)
 
 
+class ApiTokenOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    name: str
+    created_at: datetime
+    expires_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class AuditEntryOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    at: datetime
+    actor: str = Field(description="The account name, as given at sign-in (a failed one may name none).")
+    action: str
+    target: str | None
+    client: str | None = Field(description="The client's address (sign-ins).")
+    detail: dict[str, Any]
+
+
 class EvaluationSetOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 

@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import State
 
 from api.chat.abstention import AbstentionRule
+from api.chat.limits import UserSlots
 from api.chat.settings import ChatSettings
 from api.chat.stopping import Generations
 from api.chat.workers import WorkerPool
@@ -56,6 +57,7 @@ class ChatRuntime:
     database_url: str
     hospital: str
     generations: Generations = field(default_factory=Generations)
+    user_slots: UserSlots = field(default_factory=UserSlots)
     retrieval_threads: int = 2  # embedding is CPU-bound: more threads than cores only thrash
     _retrieval_pool: ThreadPoolExecutor | None = None
 

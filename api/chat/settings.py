@@ -32,6 +32,11 @@ class ChatSettings(BaseSettings):
     worker_retry_after_seconds: int = Field(
         5, ge=1, description="Retry-After sent with 503 when no worker is ready (unless a worker says more)."
     )
+    chat_concurrent_per_user: int = Field(
+        2,
+        ge=1,
+        description="Questions one user may have answered at the same time (per API process); more: 429.",
+    )
     answer_max_new_tokens: int | None = Field(
         None, ge=1, description="Answer length cap in tokens; unset = the worker's MAX_NEW_TOKENS."
     )

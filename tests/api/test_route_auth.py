@@ -7,6 +7,7 @@ CSRF header.
 """
 
 import re
+from datetime import timedelta
 from enum import Enum
 
 import pytest
@@ -99,7 +100,9 @@ def concrete(path: str) -> str:
 def _bearer(database_url: str, username: str, *roles: Role) -> dict[str, str]:
     add_user(database_url, username, *roles)
     with Session(get_engine(database_url)) as db:
-        token = sessions.create_api_token(db, users.require_user(db, username), "route table")
+        token = sessions.create_api_token(
+            db, users.require_user(db, username), "route table", timedelta(days=1)
+        )
         db.commit()
     return {"Authorization": f"Bearer {token}"}
 
