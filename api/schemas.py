@@ -1,6 +1,6 @@
 """Request and response bodies of the routes (the OpenAPI schema is generated from these)."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -159,22 +159,30 @@ class UserUpdate(BaseModel):
     password: Text | None = Field(None, min_length=1, max_length=1024)
 
 
+def _utc(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes, stored in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+
+
 class ApiTokenOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: int
     name: str
-    created_at: datetime
-    expires_at: datetime
-    last_used_at: datetime | None
-    revoked_at: datetime | None
+    created_at: UtcDatetime
+    expires_at: UtcDatetime
+    last_used_at: UtcDatetime | None
+    revoked_at: UtcDatetime | None
 
 
 class AuditEntryOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: int
-    at: datetime
+    at: UtcDatetime
     actor: str = Field(description="The account name, as given at sign-in (a failed one may name none).")
     action: str
     target: str | None
