@@ -45,7 +45,9 @@ def _add_refusals(app: FastAPI, retry_after_seconds: int) -> None:
     async def bad_field(request: Request, error: RequestValidationError) -> JSONResponse:
         """Which field and why, without echoing the value: it may be a prompt of half a megabyte, or a number
         JSON cannot carry back (Infinity)."""
-        detail = [{key: item[key] for key in ("type", "loc", "msg") if key in item} for item in error.errors()]
+        detail = [
+            {key: item[key] for key in ("type", "loc", "msg") if key in item} for item in error.errors()
+        ]
         return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(PromptTooLongError)

@@ -53,7 +53,9 @@ def test_admin_actions_are_logged_without_passwords(
     created = admin.post(
         "/api/admin/users", json={"username": "eva", "password": "long password 9", "roles": ["evaluator"]}
     ).json()
-    admin.patch(f"/api/admin/users/{created['id']}", json={"disabled": True, "password": "another password 1"})
+    admin.patch(
+        f"/api/admin/users/{created['id']}", json={"disabled": True, "password": "another password 1"}
+    )
     monkeypatch.setenv("DATABASE_URL", api_settings.database_url)
     monkeypatch.setattr("sys.stdin", io.StringIO("long password 3\n"))
     assert main(["users", "add", "carl"]) == 0

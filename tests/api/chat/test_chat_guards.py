@@ -32,14 +32,18 @@ def test_a_user_has_at_most_the_configured_questions_answered_at_once(
     bob, bobs_conversation = clinician("bob")
     url = f"/api/conversations/{anns_conversation}/messages"
 
+    first = []
     with connect_sse(ann, "POST", url, json={"question": ANSWERABLE}) as source:
         for event in source.iter_sse():
+            first.append((event.event, event.json()))
             if event.event == "delta":
                 break
         second = ann.post(url, json={"question": ANSWERABLE, "retrieval_only": True})
         others = ask(bob, bobs_conversation, question=ANSWERABLE, retrieval_only=True)
 
-    assert second.status_code == 429
+    # the first answer is being generated (paused by the relay)
+    assert first[1][1]["not_found"] is False, first
+    assert second.status_code == 429, (first, relay.interrupted)
     assert "tegelijk" in second.json()["detail"]
     assert others[-1][1]["state"] == "retrieval_only"  # the limit is per user
     _wait_until_none_generating(api_settings)  # ann's first answer ended (she went away): her place is free
