@@ -28,6 +28,9 @@ class UserSlots:
             raise TooManyQuestions(limit)
         self._running[user_id] += 1
 
+    def running(self, user_id: int) -> int:
+        return self._running[user_id]
+
     def release(self, user_id: int) -> None:
         self._running[user_id] -= 1
         if self._running[user_id] <= 0:

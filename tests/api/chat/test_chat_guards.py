@@ -10,12 +10,15 @@ from pathlib import Path
 
 import pytest
 from httpx_sse import connect_sse
+from sqlalchemy.orm import Session
 
 from api.chat.loopback import worker_process
 from api.chat.runtime import ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.models import MessageState
+from api.services import users
 from api.settings import ApiSettings
+from ingest.database import get_engine
 from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.servers import RecordingRelay
 from tests.api.chat.test_chat_flow import ANSWERABLE
@@ -24,31 +27,52 @@ WORKER_TOKEN = "the-workers-token-of-these-tests"
 
 
 def test_a_user_has_at_most_the_configured_questions_answered_at_once(
-    chat_settings: ChatSettings, clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+    chat_settings: ChatSettings, chat_runtime: ChatRuntime, clinician: Clinician, api_settings: ApiSettings
 ) -> None:
-    chat_settings.chat_concurrent_per_user = 1
-    relay.after_first_delta = "pause"
+    chat_settings.chat_concurrent_per_user = 2
     ann, anns_conversation = clinician("ann")
     bob, bobs_conversation = clinician("bob")
+    ann_id = _user_id(api_settings, "ann")
+    slots = chat_runtime.user_slots
+    slots.take(ann_id, 2)  # two of ann's questions are being answered
+    slots.take(ann_id, 2)
     url = f"/api/conversations/{anns_conversation}/messages"
 
-    first = []
-    with connect_sse(ann, "POST", url, json={"question": ANSWERABLE}) as source:
-        for event in source.iter_sse():
-            first.append((event.event, event.json()))
-            if event.event == "delta":
-                break
-        second = ann.post(url, json={"question": ANSWERABLE, "retrieval_only": True})
-        others = ask(bob, bobs_conversation, question=ANSWERABLE, retrieval_only=True)
+    third = ann.post(url, json={"question": ANSWERABLE, "retrieval_only": True})
+    others = ask(bob, bobs_conversation, question=ANSWERABLE, retrieval_only=True)
 
-    # the first answer is being generated (paused by the relay)
-    assert first[1][1]["not_found"] is False, first
-    assert second.status_code == 429, (first, relay.interrupted)
-    assert "tegelijk" in second.json()["detail"]
+    assert third.status_code == 429
+    assert "2 vragen tegelijk" in third.json()["detail"]
     assert others[-1][1]["state"] == "retrieval_only"  # the limit is per user
-    _wait_until_none_generating(api_settings)  # ann's first answer ended (she went away): her place is free
+    slots.release(ann_id)  # one of them ended
     again = ask(ann, anns_conversation, question=ANSWERABLE, retrieval_only=True)
     assert again[-1][1]["state"] == "retrieval_only"
+    assert (slots.running(ann_id), slots.running(_user_id(api_settings, "bob"))) == (1, 0)
+
+
+def test_a_question_holds_its_place_until_its_answer_ends_or_its_client_leaves(
+    chat_runtime: ChatRuntime, clinician: Clinician, api_settings: ApiSettings
+) -> None:
+    ann, conversation_id = clinician("ann")
+    ann_id = _user_id(api_settings, "ann")
+    url = f"/api/conversations/{conversation_id}/messages"
+
+    held = []
+    with connect_sse(ann, "POST", url, json={"question": ANSWERABLE}) as source:
+        for event in source.iter_sse():
+            held.append(chat_runtime.user_slots.running(ann_id))
+            if event.event == "sources":
+                break  # the client goes away mid-answer
+    _wait_until_none_generating(api_settings)
+    ask(ann, conversation_id, question=ANSWERABLE)  # answered to the end
+
+    assert held[0] == 1
+    assert chat_runtime.user_slots.running(ann_id) == 0
+
+
+def _user_id(api_settings: ApiSettings, username: str) -> int:
+    with Session(get_engine(api_settings.database_url)) as db:
+        return users.require_user(db, username).id
 
 
 def _wait_until_none_generating(api_settings: ApiSettings, timeout: float = 30) -> None:
