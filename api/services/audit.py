@@ -15,11 +15,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.models import AuditEntry, User
+from api.services.errors import Invalid
 from api.services.sessions import aware
 
 SIGN_IN = "sign_in"
 SIGN_IN_FAILED = "sign_in_failed"
 CLI_ACTOR = "(command line)"
+BAD_MOMENT = "Dit tijdstip valt buiten het bereik van de datums."
 CSV_COLUMNS = ("id", "at", "actor", "action", "target", "client", "detail")
 
 
@@ -58,7 +60,11 @@ def sign_in(db: Session, username: str, client: str | None, status: int, method:
 def entries(db: Session, since: datetime | None = None) -> list[AuditEntry]:
     query = select(AuditEntry).order_by(AuditEntry.id)
     if since is not None:
-        query = query.where(AuditEntry.at >= aware(since).astimezone(UTC))
+        try:
+            start = aware(since).astimezone(UTC)
+        except OverflowError:  # e.g. 0001-01-01T00:00+01:00 lies before the year 1 in UTC
+            raise Invalid(BAD_MOMENT) from None
+        query = query.where(AuditEntry.at >= start)
     return list(db.scalars(query))
 
 

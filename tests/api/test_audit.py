@@ -85,6 +85,8 @@ def test_admins_export_the_log_as_csv_and_from_a_moment_on(sign_in: SignIn) -> N
     ]
     assert json.loads(rows[1]["detail"]) == {"roles": ["clinician"]}
     assert later == []
+    assert admin.get("/api/admin/audit", params={"since": "0001-01-01T00:00:00+01:00"}).status_code == 422
+    assert admin.get("/api/admin/audit", params={"format": "xml"}).status_code == 422
 
 
 @pytest.mark.parametrize("role", [Role.clinician, Role.evaluator])
