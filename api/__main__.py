@@ -5,6 +5,7 @@ import logging
 import sys
 
 import uvicorn
+from sqlalchemy import make_url
 
 from api import schema, users_cli
 from api.app import create_app
@@ -20,7 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("serve", help="run the API (the default; migrates first)")
     commands.add_parser("migrate", help="create or update the database schema")
-    commands.add_parser("downgrade", help="remove every table")
+    downgrade = commands.add_parser("downgrade", help="remove every table (asks first)")
+    downgrade.add_argument("--yes", action="store_true", help="do not ask (scripts)")
     users_cli.add_parser(commands)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -29,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
         schema.migrate(settings.database_url)
         log.info("database schema is up to date")
     elif args.command == "downgrade":
+        if not (args.yes or _confirmed(settings.database_url)):
+            print("nothing removed", file=sys.stderr)
+            return 1
         schema.downgrade(settings.database_url)
         log.info("all tables removed")
     elif args.command == "users":
@@ -53,6 +58,16 @@ def main(argv: list[str] | None = None) -> int:
             forwarded_allow_ips=settings.forwarded_allow_ips,
         )
     return 0
+
+
+def _confirmed(database_url: str) -> bool:
+    """Every table and all data go: only on an explicit yes (no answer, as from a script without --yes: no)."""
+    where = make_url(database_url).render_as_string(hide_password=True)
+    try:
+        answer = input(f"Remove every table and ALL data of {where}? Type yes to continue: ")
+    except EOFError:
+        return False
+    return answer.strip().lower() == "yes"
 
 
 if __name__ == "__main__":

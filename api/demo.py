@@ -41,11 +41,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         prepare(arguments.samples)
         password = demo_password()
+        worker_token = secrets.token_urlsafe(32)  # other users of this machine cannot generate through it
         children.append(
             _start(
                 "worker",
                 "speculative.worker",
-                {"WORKER_HOST": "127.0.0.1", "WORKER_PORT": str(arguments.worker_port)},
+                {
+                    "WORKER_HOST": "127.0.0.1",
+                    "WORKER_PORT": str(arguments.worker_port),
+                    "WORKER_TOKEN": worker_token,
+                },
             )
         )
         children.append(
@@ -56,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "API_HOST": "127.0.0.1",
                     "API_PORT": str(arguments.port),
                     "WORKER_URLS": f"http://127.0.0.1:{arguments.worker_port}",
+                    "WORKER_TOKEN": worker_token,
                 },
             )
         )

@@ -7,6 +7,7 @@ it); SameSite=Strict is the second fence.
 
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Request, status
@@ -85,6 +86,7 @@ def _unauthorized(detail: str = NOT_SIGNED_IN) -> HTTPException:
 def current_identity(
     request: Request,
     db: SessionDep,
+    settings: SettingsDep,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     cookie: Annotated[str | None, Depends(_cookie)],
 ) -> Identity:
@@ -94,7 +96,7 @@ def current_identity(
             raise _unauthorized()
         identity = Identity(user, None)
     elif cookie:
-        login = sessions.find_session(db, cookie)
+        login = sessions.find_session(db, cookie, timedelta(minutes=settings.session_idle_minutes))
         if login is None:
             raise _unauthorized()
         if request.method in UNSAFE_METHODS and not same_token(

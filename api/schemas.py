@@ -1,6 +1,6 @@
 """Request and response bodies of the routes (the OpenAPI schema is generated from these)."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -158,6 +158,37 @@ class UserUpdate(BaseModel):
     roles: list[Role] | None = None
     disabled: bool | None = None
     password: Text | None = Field(None, min_length=1, max_length=1024)
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes, stored in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+
+
+class ApiTokenOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    name: str
+    created_at: UtcDatetime
+    expires_at: UtcDatetime
+    last_used_at: UtcDatetime | None
+    revoked_at: UtcDatetime | None
+
+
+class AuditEntryOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    at: UtcDatetime
+    actor: str = Field(description="The account name, as given at sign-in (a failed one may name none).")
+    action: str
+    target: str | None
+    client: str | None = Field(description="The client's address (sign-ins).")
+    detail: dict[str, Any]
 
 
 class EvaluationSetOut(BaseModel):

@@ -40,6 +40,12 @@ class ApiSettings(BaseSettings):
 
     # accounts and sessions
     session_hours: float = Field(12, gt=0, description="A browser session ends this long after login.")
+    session_idle_minutes: float = Field(
+        60, gt=0, description="A browser session also ends after this long without a request."
+    )
+    api_token_days: float = Field(
+        90, gt=0, description="A new API token (`python -m api users token`) expires this many days later."
+    )
     cookie_secure: bool | None = Field(
         None,
         description="Secure flag of the session cookies; unset = always set, except when API_HOST is a loopback "

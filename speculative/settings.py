@@ -4,10 +4,11 @@ Unset values give the embedded default (one CPU machine, the offline models); `.
 production values (a CUDA GPU, Llama-3-8B-Instruct with an EAGLE head).
 """
 
+from ipaddress import ip_address
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DTypeName = Literal["float32", "bfloat16", "float16"]
@@ -42,6 +43,12 @@ class SpeculativeSettings(BaseSettings):
     model_cache: Path = Field(Path(".models"), description="Folder of provisioned offline models.")
     worker_host: str = "127.0.0.1"
     worker_port: int = Field(8001, ge=1, le=65535)
+    worker_token: SecretStr | None = Field(
+        None,
+        min_length=16,
+        description="Bearer token every `POST /generate` must carry (the API sends its WORKER_TOKEN); unset = "
+        "none asked, allowed only while WORKER_HOST is a loopback address.",
+    )
 
     # ------------------------------------------------------------ worker (HTTP service, docs/worker.md)
     chat_template: Literal["auto", "none"] = Field(
@@ -145,3 +152,28 @@ class SpeculativeSettings(BaseSettings):
         ge=1,
         description="EAGLE-2 beam width: frontier nodes kept per round and children drafted per node.",
     )
+
+    @field_validator("worker_token", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _token_unless_loopback(self) -> Self:
+        """A worker reachable from other machines refuses to start without a token rather than serve anyone."""
+        if self.worker_token is None and not _is_loopback(self.worker_host):
+            raise ValueError(
+                f"WORKER_TOKEN must be set when WORKER_HOST ({self.worker_host}) is not loopback"
+            )
+        if self.worker_token is not None and self.worker_token.get_secret_value().startswith("change-me"):
+            raise ValueError("WORKER_TOKEN still holds the placeholder of .env.example; set a random value")
+        return self
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,7 @@ def _index(documents: Path, folder: Path) -> Path:
 def _user_and_conversations(database_url: str, count: int) -> tuple[str, list[int]]:
     with Session(get_engine(database_url)) as db:
         user = users.create_user(db, "bench", "bench password 123", [Role.clinician])
-        token = sessions.create_api_token(db, user, "bench")
+        token = sessions.create_api_token(db, user, "bench", timedelta(days=1))
         conversations = [Conversation(user_id=user.id, title=f"bench {n}") for n in range(count)]
         db.add_all(conversations)
         db.commit()

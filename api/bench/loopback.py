@@ -24,13 +24,14 @@ def free_port() -> int:
 
 @contextmanager
 def worker_process(log: Path, model: str = TINY_GENERATOR, **settings: str) -> Iterator[str]:
-    """`python -m speculative.worker` with `model` on one CPU thread in fp32, no EAGLE head; yields its URL once
-    /health says ready."""
+    """`python -m speculative.worker` with `model` on one CPU thread in fp32, no EAGLE head, no WORKER_TOKEN unless
+    `settings` give one; yields its URL once /health says ready."""
     port = free_port()
     environment = {
         "GENERATOR_MODEL": model,
         "WORKER_HOST": "127.0.0.1",
         "WORKER_PORT": str(port),
+        "WORKER_TOKEN": "",
         "EAGLE_HEAD": "",
         "DEVICE": "cpu",
         "DTYPE": "float32",

@@ -157,10 +157,8 @@ async def _decided(
 async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
     """Store the message as it stands before the first event; the id every later event names."""
     stream = prepared.stream
-    if stream is not None:
-        prepared.stats["worker"] = {"url": stream.worker_url}
     try:
-        return await run_in_threadpool(
+        message_id = await run_in_threadpool(
             storage.create_message,
             runtime.database_url,
             prepared.question.conversation_id,
@@ -176,6 +174,9 @@ async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
         if stream is not None:
             await stream.aclose()
         raise
+    if stream is not None:  # the worker's internal address goes to the log, never to the user
+        log.info("message %d: answered by worker %s", message_id, stream.worker_url)
+    return message_id
 
 
 async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> AsyncIterator[dict[str, Any]]:

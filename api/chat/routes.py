@@ -10,6 +10,7 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.chat import answering, storage
+from api.chat.limits import TooManyQuestions
 from api.chat.runtime import ChatRuntime, get_chat_runtime, get_generations
 from api.chat.stopping import Generations
 from api.chat.workers import GenerationRefused, NoWorkerReady
@@ -21,6 +22,8 @@ RuntimeDep = Annotated[ChatRuntime, Depends(get_chat_runtime)]
 
 RETRIEVAL_ONLY_DISABLED = "Alleen documenten tonen (zonder antwoord) is in deze installatie uitgeschakeld."
 QUESTION_TOO_LONG = "De vraag is te lang voor het taalmodel. Maak ze korter."
+MAX_FILTER_VALUES = 50
+FilterValue = Annotated[Text, Field(min_length=1, max_length=200)]
 
 
 class AskRequest(BaseModel):
@@ -28,8 +31,12 @@ class AskRequest(BaseModel):
     retrieval_only: bool | None = Field(
         None, description="Documents and passages only, no generated answer (null: the deployment's default)."
     )
-    audiences: list[Text] | None = Field(None, description="Only documents for any of these audiences.")
-    departments: list[Text] | None = Field(None, description="Only documents of any of these departments.")
+    audiences: list[FilterValue] | None = Field(
+        None, max_length=MAX_FILTER_VALUES, description="Only documents for any of these audiences."
+    )
+    departments: list[FilterValue] | None = Field(
+        None, max_length=MAX_FILTER_VALUES, description="Only documents of any of these departments."
+    )
 
     @field_validator("question")
     @classmethod
@@ -54,6 +61,7 @@ async def _arrival() -> float:
         },
         403: {"description": "retrieval-only refused by the deployment"},
         404: {"description": "no such conversation for this user"},
+        429: {"description": "this user already has CHAT_CONCURRENT_PER_USER questions being answered"},
         503: {"description": "no worker ready; see Retry-After"},
     },
 )
@@ -74,18 +82,29 @@ async def ask(
         audiences=frozenset(body.audiences) if body.audiences is not None else None,
         departments=frozenset(body.departments) if body.departments is not None else None,
     )
+    slots = runtime.user_slots
+    try:
+        slots.take(user.id, runtime.settings.chat_concurrent_per_user)
+    except TooManyQuestions as refused:
+        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, str(refused)) from None
     try:
         prepared = await answering.prepare(runtime, question, received)
+        message_id = await answering.store(runtime, prepared)
     except NoWorkerReady as busy:
+        slots.release(user.id)
         return JSONResponse(
             {"detail": str(busy)},
             status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
             headers={"Retry-After": str(busy.retry_after)},
         )
     except GenerationRefused as refused:
+        slots.release(user.id)
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, QUESTION_TOO_LONG) from refused
-    message_id = await answering.store(runtime, prepared)
-    return EventSourceResponse(answering.stream(runtime, prepared, message_id), ping=15)
+    except BaseException:
+        slots.release(user.id)
+        raise
+    events = slots.holding(user.id, answering.stream(runtime, prepared, message_id))
+    return EventSourceResponse(events, ping=15)
 
 
 @router.post("/messages/{message_id}/stop", status_code=status.HTTP_204_NO_CONTENT)

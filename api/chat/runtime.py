@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import State
 
 from api.chat.abstention import AbstentionRule
+from api.chat.limits import UserSlots
 from api.chat.settings import ChatSettings
 from api.chat.stopping import Generations
 from api.chat.workers import WorkerPool
@@ -56,6 +57,7 @@ class ChatRuntime:
     database_url: str
     hospital: str
     generations: Generations = field(default_factory=Generations)
+    user_slots: UserSlots = field(default_factory=UserSlots)
     retrieval_threads: int = 2  # embedding is CPU-bound: more threads than cores only thrash
     _retrieval_pool: ThreadPoolExecutor | None = None
 
@@ -84,9 +86,14 @@ class ChatRuntime:
 
 
 def pool_from_settings(chat: ChatSettings) -> WorkerPool:
+    """The workers of the settings, each request carrying the workers' token (`Authorization: Bearer`)."""
+    token = chat.worker_token
+    headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token is not None else None
     return WorkerPool(
         [str(url) for url in chat.worker_urls],
-        httpx.AsyncClient(limits=httpx.Limits(max_connections=None, max_keepalive_connections=64)),
+        httpx.AsyncClient(
+            headers=headers, limits=httpx.Limits(max_connections=None, max_keepalive_connections=64)
+        ),
         health_ttl=chat.worker_health_ttl_seconds,
         timeout=chat.worker_timeout_seconds,
         retry_after=chat.worker_retry_after_seconds,

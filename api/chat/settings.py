@@ -2,7 +2,7 @@
 
 from typing import Annotated
 
-from pydantic import AnyHttpUrl, Field, field_validator
+from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # From `python -m api.evaluation.abstention.study` (docs/evaluation.md, "Knowing when it does not know"). The leg
@@ -18,6 +18,11 @@ class ChatSettings(BaseSettings):
         min_length=1,
         description="Generation workers, comma-separated; each request goes to the least-loaded ready one.",
     )
+    worker_token: SecretStr | None = Field(
+        None,
+        description="Bearer token sent with every request to the workers (their WORKER_TOKEN); unset = none, "
+        "for workers on the loopback address.",
+    )
     worker_health_ttl_seconds: float = Field(
         1.0, ge=0.0, description="How long a worker's /health answer is trusted before it is asked again."
     )
@@ -26,6 +31,11 @@ class ChatSettings(BaseSettings):
     )
     worker_retry_after_seconds: int = Field(
         5, ge=1, description="Retry-After sent with 503 when no worker is ready (unless a worker says more)."
+    )
+    chat_concurrent_per_user: int = Field(
+        2,
+        ge=1,
+        description="Questions one user may have answered at the same time (per API process); more: 429.",
     )
     answer_max_new_tokens: int | None = Field(
         None, ge=1, description="Answer length cap in tokens; unset = the worker's MAX_NEW_TOKENS."
@@ -56,6 +66,7 @@ class ChatSettings(BaseSettings):
 
     @field_validator(
         "retrieval_only",
+        "worker_token",
         "answer_max_new_tokens",
         "answer_deadline_seconds",
         "abstain_min_dense",

@@ -272,6 +272,8 @@ class WorkerPool:
             response = source.response
             if response.status_code == 503:
                 raise _Busy(_seconds(response.headers.get("Retry-After")))
+            if response.status_code == 401:
+                log.error("worker %s refused the API's token: WORKER_TOKEN differs on the two", worker.url)
             if response.status_code in (413, 422):
                 await response.aread()
                 raise GenerationRefused(response.status_code, response.text)

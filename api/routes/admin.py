@@ -1,12 +1,16 @@
-"""The admin's routes: PDF uploads and ingestion jobs, deleting and reindexing documents, user accounts."""
+"""The admin's routes: PDF uploads and ingestion jobs, deleting and reindexing documents, user accounts and their
+API tokens, the audit log. Every change is written to the audit log with who made it."""
 
-from typing import Annotated
+import json
+from datetime import datetime
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, File, Request, UploadFile, status
+from fastapi import APIRouter, File, Query, Request, Response, UploadFile, status
 
-from api.deps import AdminUser, DocumentId, IndexDep, RowId, SessionDep, SettingsDep
-from api.schemas import JobCreated, JobOut, UserCreate, UserOut, UserUpdate
-from api.services import admin, uploads, users
+from api.deps import AdminUser, DocumentId, IdentityDep, IndexDep, RowId, SessionDep, SettingsDep
+from api.schemas import ApiTokenOut, AuditEntryOut, JobCreated, JobOut, UserCreate, UserOut, UserUpdate
+from api.services import admin, audit, sessions, uploads, users
+from api.services.errors import NotFound
 from api.views import job_out, user_out
 from ingest import jobs
 from ingest.worker import JobWorker
@@ -28,7 +32,8 @@ def _wake_job_worker(request: Request) -> None:
 def upload(
     files: Annotated[list[UploadFile], File(description="One or more PDFs.")],
     request: Request,
-    _admin: AdminUser,
+    admin_user: AdminUser,
+    db: SessionDep,
     settings: SettingsDep,
 ) -> JobCreated:
     stored = uploads.store_uploads(
@@ -37,6 +42,8 @@ def upload(
         settings.max_upload_mb * 1_000_000,
     )
     summary = admin.queue_job(settings.database_url, stored)
+    audit.record(db, admin_user, "documents.upload", f"job {summary.id}", {"files": [p.name for p in stored]})
+    db.commit()
     _wake_job_worker(request)
     return JobCreated(job=job_out(summary))
 
@@ -53,21 +60,25 @@ def get_job(job_id: RowId, _admin: AdminUser, settings: SettingsDep) -> JobOut:
 
 @router.delete("/documents/{document_id}", status_code=status.HTTP_204_NO_CONTENT)
 def delete_document(
-    document_id: DocumentId, _admin: AdminUser, db: SessionDep, settings: SettingsDep, index: IndexDep
+    document_id: DocumentId, admin_user: AdminUser, db: SessionDep, settings: SettingsDep, index: IndexDep
 ) -> None:
     admin.delete(db, settings.database_url, index, settings.upload_dir, document_id)
+    audit.record(db, admin_user, "document.delete", document_id)
+    db.commit()
 
 
 @router.post("/documents/{document_id}/reindex", status_code=status.HTTP_201_CREATED)
 def reindex_document(
     document_id: DocumentId,
     request: Request,
-    _admin: AdminUser,
+    admin_user: AdminUser,
     db: SessionDep,
     settings: SettingsDep,
     index: IndexDep,
 ) -> JobCreated:
     summary = admin.reindex(db, settings.database_url, index, document_id)
+    audit.record(db, admin_user, "document.reindex", document_id, {"job": summary.id})
+    db.commit()
     _wake_job_worker(request)
     return JobCreated(job=job_out(summary))
 
@@ -78,14 +89,65 @@ def list_users(_admin: AdminUser, db: SessionDep) -> list[UserOut]:
 
 
 @router.post("/users", status_code=status.HTTP_201_CREATED)
-def create_user(body: UserCreate, _admin: AdminUser, db: SessionDep) -> UserOut:
+def create_user(body: UserCreate, admin_user: AdminUser, db: SessionDep) -> UserOut:
     user = users.create_user(db, body.username, body.password, body.roles)
+    audit.record(db, admin_user, "user.create", user.username, {"roles": sorted(user.roles)})
     db.commit()
     return user_out(user)
 
 
 @router.patch("/users/{user_id}")
-def update_user(user_id: RowId, body: UserUpdate, admin_user: AdminUser, db: SessionDep) -> UserOut:
-    user = admin.update_user(db, admin_user, user_id, body.roles, body.disabled, body.password)
+def update_user(
+    user_id: RowId, body: UserUpdate, admin_user: AdminUser, identity: IdentityDep, db: SessionDep
+) -> UserOut:
+    """A new password ends the user's sessions (all but the admin's own, when it is their own account)."""
+    user = admin.update_user(
+        db, admin_user, user_id, body.roles, body.disabled, body.password, admin_session=identity.login
+    )
+    changed = body.model_dump(mode="json", exclude_none=True, exclude={"password"})
+    audit.record(
+        db, admin_user, "user.update", user.username, changed | {"password": body.password is not None}
+    )
     db.commit()
     return user_out(user)
+
+
+@router.get("/users/{user_id}/tokens")
+def list_tokens(user_id: RowId, _admin: AdminUser, db: SessionDep) -> list[ApiTokenOut]:
+    """The user's API tokens (never their values), revoked and expired ones included."""
+    user = users.get_user(db, user_id)
+    if user is None:
+        raise NotFound(admin.USER_NOT_FOUND)
+    return [ApiTokenOut.model_validate(token) for token in sessions.list_api_tokens(db, user)]
+
+
+@router.delete("/tokens/{token_id}", status_code=status.HTTP_204_NO_CONTENT)
+def revoke_token(token_id: RowId, admin_user: AdminUser, db: SessionDep) -> None:
+    """The token stops working at once (revoking it again changes nothing)."""
+    token = sessions.revoke_api_token(db, token_id)
+    if token is None:
+        raise NotFound(admin.TOKEN_NOT_FOUND)
+    audit.record(db, admin_user, "token.revoke", f"token {token.id}", {"user_id": token.user_id})
+    db.commit()
+
+
+@router.get(
+    "/audit",
+    responses={200: {"content": {"text/csv": {}}, "description": "JSON (the default) or CSV (format=csv)"}},
+)
+def export_audit(
+    _admin: AdminUser,
+    db: SessionDep,
+    since: Annotated[datetime | None, Query(description="Only entries from this moment on.")] = None,
+    format: Annotated[Literal["json", "csv"], Query()] = "json",
+) -> Response:
+    """The audit log, oldest first: sign-ins (successful or not) and admins' actions."""
+    rows = audit.entries(db, since)
+    if format == "csv":
+        return Response(
+            audit.to_csv(rows),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": 'attachment; filename="audit.csv"'},
+        )
+    body = [AuditEntryOut.model_validate(row).model_dump(mode="json") for row in rows]
+    return Response(json.dumps(body, ensure_ascii=False), media_type="application/json")

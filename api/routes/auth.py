@@ -11,8 +11,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from api.deps import SESSION_COOKIE, IdentityDep, SessionDep, SettingsDep
 from api.schemas import AuthConfigOut, LoginRequest, SessionOut
+from api.services import audit, oidc, sessions
 from api.services import login as login_service
-from api.services import oidc, sessions
 from api.settings import ApiSettings
 from api.views import user_out
 
@@ -63,8 +63,10 @@ def login(
     try:
         done = login_service.login(db, settings, body.username, body.password, client)
     except login_service.LoginRefused as refused:
+        audit.sign_in(db, body.username, client, refused.status)
         headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else None
         raise HTTPException(refused.status, refused.detail, headers=headers) from None
+    audit.sign_in(db, body.username, client, status.HTTP_200_OK)
     _set_session_cookie(response, request, settings, done.session)
     return SessionOut(user=user_out(done.user), csrf_token=done.session.csrf_token)
 
@@ -108,7 +110,11 @@ async def oidc_callback(request: Request, db: SessionDep, settings: SettingsDep,
     try:
         done = await sso.sign_in(request, db)
     except oidc.SsoRefused as refused:
+        audit.sign_in(db, "(sso)", request.client.host if request.client else None, refused.status, "oidc")
         return HTMLResponse(_refusal_page(refused.detail), status_code=refused.status)
+    audit.sign_in(
+        db, done.user.username, request.client.host if request.client else None, status.HTTP_200_OK, "oidc"
+    )
     response = RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
     _set_session_cookie(response, request, settings, done.session)
     return response

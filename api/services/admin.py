@@ -5,7 +5,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from api.models import Role, User
+from api.models import LoginSession, Role, User
 from api.services import documents, users
 from api.services.errors import Conflict, NotFound
 from ingest import jobs
@@ -14,6 +14,7 @@ from ingest.search.types import SearchIndex
 
 JOB_NOT_FOUND = "Taak niet gevonden."
 USER_NOT_FOUND = "Gebruiker niet gevonden."
+TOKEN_NOT_FOUND = "Token niet gevonden."
 KEEP_YOURSELF = "Je kunt je eigen account niet uitschakelen of je eigen beheerdersrol afnemen."
 
 
@@ -58,7 +59,9 @@ def update_user(
     roles: Iterable[Role] | None,
     disabled: bool | None,
     password: str | None,
+    admin_session: LoginSession | None = None,
 ) -> User:
+    """Change an account; a new password ends its sessions, except `admin_session` when it is the admin's own."""
     user = users.get_user(db, user_id)
     if user is None:
         raise NotFound(USER_NOT_FOUND)
@@ -70,5 +73,5 @@ def update_user(
     if disabled is not None:
         users.set_disabled(db, user, disabled)
     if password is not None:
-        users.set_password(db, user, password)
+        users.set_password(db, user, password, keep=admin_session)
     return user

@@ -33,6 +33,10 @@ log = logging.getLogger(__name__)
 SET_NOT_FOUND = "Evaluatieset niet gevonden."
 REPORT_NOT_FOUND = "Rapport niet gevonden."
 FILE_NOT_FOUND = "Dit rapport heeft geen bestand met die naam."
+REPORT_FAILED = (
+    "Het rapport kon niet gemaakt worden door een interne fout. De beheerder vindt de details in het logboek "
+    "van de API (rapport {report_id})."
+)
 INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
 CONFIGURATION = "chat"  # the chat's own retrieval settings; the name shows in the figures' legend
 MAX_SET_BYTES = 5_000_000
@@ -166,13 +170,13 @@ def run_report(
             files=files,
             finished_at=datetime.now(UTC),
         )
-    except Exception as error:  # the evaluator sees why the report failed; the API goes on
+    except Exception:  # the details go to the log, the evaluator gets a message; the API goes on
         log.exception("evaluation report %d failed", report_id)
         _set_state(
             database_url,
             report_id,
             status=ReportStatus.failed,
-            error=f"{type(error).__name__}: {error}",
+            error=REPORT_FAILED.format(report_id=report_id),
             finished_at=datetime.now(UTC),
         )
 

@@ -7,6 +7,7 @@ from sqlalchemy.orm import Session
 
 from api.models import LoginSession, Role, User, UserRole
 from api.security import hash_password, verify_password
+from api.services import sessions
 from api.services.errors import Invalid
 
 MIN_PASSWORD_LENGTH = 10
@@ -91,9 +92,11 @@ def set_disabled(db: Session, user: User, disabled: bool) -> None:
     db.flush()
 
 
-def set_password(db: Session, user: User, password: str) -> None:
+def set_password(db: Session, user: User, password: str, keep: LoginSession | None = None) -> None:
+    """A new password signs the user out of every other browser session (whoever knew the old one is out)."""
     _check_password(password)
     user.password_hash = hash_password(password)
+    sessions.end_other_sessions(db, user, keep)
     db.flush()
 
 

@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from speculative.engine.request import InvalidRequestError
@@ -39,6 +40,15 @@ def _add_refusals(app: FastAPI, retry_after_seconds: int) -> None:
     @app.exception_handler(NotReadyError)
     async def unavailable(request: Request, error: Exception) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status_code=503, headers=retry_after)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_field(request: Request, error: RequestValidationError) -> JSONResponse:
+        """Which field and why, without echoing the value: it may be a prompt of half a megabyte, or a number
+        JSON cannot carry back (Infinity)."""
+        detail = [
+            {key: item[key] for key in ("type", "loc", "msg") if key in item} for item in error.errors()
+        ]
+        return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(PromptTooLongError)
     async def too_long(request: Request, error: PromptTooLongError) -> JSONResponse:

@@ -19,14 +19,17 @@ def free_port() -> int:
 
 
 class LocalWorker:
-    """`python -m speculative.worker` with `settings` (environment variables) layered over this environment."""
+    """`python -m speculative.worker` with `settings` (environment variables) layered over this environment; no
+    WORKER_TOKEN unless `settings` gives one (the worker listens on loopback only)."""
 
     def __init__(self, settings: Mapping[str, str], log_path: Path, cwd: Path | None = None) -> None:
         self.port = free_port()
         self.log_path = log_path
         self.url = f"http://127.0.0.1:{self.port}"
         environment = (
-            os.environ | {"WORKER_HOST": "127.0.0.1", "WORKER_PORT": str(self.port)} | dict(settings)
+            os.environ
+            | {"WORKER_HOST": "127.0.0.1", "WORKER_PORT": str(self.port), "WORKER_TOKEN": ""}
+            | dict(settings)
         )
         self._log = log_path.open("wb")
         self._process = subprocess.Popen(

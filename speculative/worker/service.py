@@ -71,11 +71,22 @@ class WorkerService:
             return status | queue
         return {"status": "ready"} | self.model.describe() | queue
 
-    def admit(self, body: GenerateBody) -> AsyncIterator[WorkerEvent]:
-        """Validate and queue `body`; its events, to be iterated by the response (leaving early cancels it)."""
+    async def admit(self, body: GenerateBody) -> AsyncIterator[WorkerEvent]:
+        """Validate and queue `body`; its events, to be iterated by the response (leaving early cancels it).
+
+        Tokenising runs on a thread (the tokenizer releases the GIL): a long prompt takes a noticeable fraction of
+        a second, during which the event loop keeps answering `/health` and the other streams."""
         arrived = time.monotonic()
         try:
-            job = self._job(body, arrived)
+            model = self.model
+            if model is None:
+                raise NotReadyError(
+                    "the model is still loading" if self.load_error is None else self.load_error
+                )
+            method = body.method or model.method
+            check_method(method, self.settings)
+            request = await asyncio.to_thread(engine_request, model, body, arrived)
+            job = Job(request, method, arrived, EventChannel(asyncio.get_running_loop()))
             self.queue.submit(job)
         except Exception as error:
             self.metrics.requests.labels(_refusal(error)).inc()
@@ -84,36 +95,6 @@ class WorkerService:
 
     def shutdown(self) -> None:
         self.queue.shutdown()
-
-    def _job(self, body: GenerateBody, arrived: float) -> Job:
-        model = self.model
-        if model is None:
-            raise NotReadyError("the model is still loading" if self.load_error is None else self.load_error)
-        method = body.method or model.method
-        check_method(method, self.settings)
-        max_new_tokens = body.max_new_tokens or self.settings.max_new_tokens
-        prompt_ids = model.encoder.prompt_ids(body.prompt)
-        if len(prompt_ids) + max_new_tokens > model.context_length:
-            raise PromptTooLongError(len(prompt_ids), max_new_tokens, model.context_length)
-        deadline_seconds = body.deadline_seconds or self.settings.request_deadline_seconds
-        request = GenerationRequest(
-            prompt_ids=prompt_ids,
-            max_new_tokens=max_new_tokens,
-            stop_strings=self.settings.stop_strings if body.stop is None else body.stop,
-            context_ids=None if body.context is None else model.encoder.context_ids(body.context),
-            repetition=self._repetition_rule(),
-            deadline=arrived + deadline_seconds,
-        )
-        model.validate(request)
-        return Job(request, method, arrived, EventChannel(asyncio.get_running_loop()))
-
-    def _repetition_rule(self) -> RepetitionRule | None:
-        settings = self.settings
-        if settings.repetition_window == 0:
-            return None
-        return RepetitionRule(
-            settings.repetition_ngram, settings.repetition_window, settings.repetition_share
-        )
 
     async def _events(self, job: Job) -> AsyncIterator[WorkerEvent]:
         try:

@@ -1,5 +1,7 @@
 """Signing in and out: session cookie, CSRF header, bearer tokens, disabled users, the login rate limit."""
 
+from datetime import timedelta
+
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -122,7 +124,9 @@ def test_unsafe_methods_with_the_cookie_need_the_csrf_header(sign_in: SignIn) ->
 def test_a_bearer_token_needs_no_csrf_header(client: TestClient, api_settings: ApiSettings) -> None:
     add_user(api_settings.database_url, "script", Role.evaluator)
     with Session(get_engine(api_settings.database_url)) as db:
-        token = sessions.create_api_token(db, users.require_user(db, "script"), "nightly export")
+        token = sessions.create_api_token(
+            db, users.require_user(db, "script"), "nightly export", timedelta(days=1)
+        )
         db.commit()
     bearer = {"Authorization": f"Bearer {token}"}
 

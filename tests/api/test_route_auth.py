@@ -7,6 +7,7 @@ CSRF header.
 """
 
 import re
+from datetime import timedelta
 from enum import Enum
 
 import pytest
@@ -62,6 +63,9 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/admin/users"): Rule.ADMIN,
     ("POST", "/api/admin/users"): Rule.ADMIN,
     ("PATCH", "/api/admin/users/{user_id}"): Rule.ADMIN,
+    ("GET", "/api/admin/users/{user_id}/tokens"): Rule.ADMIN,
+    ("DELETE", "/api/admin/tokens/{token_id}"): Rule.ADMIN,
+    ("GET", "/api/admin/audit"): Rule.ADMIN,
     ("GET", "/api/evaluator/feedback.csv"): Rule.EVALUATOR,
     ("GET", "/api/evaluator/feedback-set.csv"): Rule.EVALUATOR,
     ("POST", "/api/evaluator/sets"): Rule.EVALUATOR,
@@ -99,7 +103,9 @@ def concrete(path: str) -> str:
 def _bearer(database_url: str, username: str, *roles: Role) -> dict[str, str]:
     add_user(database_url, username, *roles)
     with Session(get_engine(database_url)) as db:
-        token = sessions.create_api_token(db, users.require_user(db, username), "route table")
+        token = sessions.create_api_token(
+            db, users.require_user(db, username), "route table", timedelta(days=1)
+        )
         db.commit()
     return {"Authorization": f"Bearer {token}"}
 

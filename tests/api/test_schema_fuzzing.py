@@ -4,6 +4,8 @@ to every operation may be refused (4xx) but never crash the API (5xx).
 The chat's streaming route is left out: without a worker it answers 503 by contract (tested in tests/api/chat).
 """
 
+from datetime import timedelta
+
 import schemathesis
 from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
@@ -24,7 +26,9 @@ EXAMPLES_PER_OPERATION = 10
 def _token(database_url: str) -> dict[str, str]:
     add_user(database_url, "fuzz", Role.clinician, Role.admin, Role.evaluator)
     with Session(get_engine(database_url)) as db:
-        token = sessions.create_api_token(db, users.require_user(db, "fuzz"), "schemathesis")
+        token = sessions.create_api_token(
+            db, users.require_user(db, "fuzz"), "schemathesis", timedelta(days=1)
+        )
         db.commit()
     return {"Authorization": f"Bearer {token}"}
 

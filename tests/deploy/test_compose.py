@@ -1,7 +1,7 @@
 """The production compose file, checked with the real Docker Compose v2 (no Docker engine needed) and the code.
 
 What a running stack would show and can be proved here: the file validates with `.env.example`; only nginx
-publishes ports; each service starts a command that exists; each service is given every setting its code reads
+publishes ports; nginx shares no network with the worker or the databases; each service starts a command that exists; each service is given every setting its code reads
 and no secret its code does not read; the stack waits on health, restarts, and reserves a GPU for the worker.
 """
 
@@ -44,6 +44,7 @@ SECRETS = {
     "SECRET_KEY": "session-secret-5e27",
     "HF_TOKEN": "hf-secret-77f3",
     "OIDC_CLIENT_SECRET": "oidc-secret-4c1d",
+    "WORKER_TOKEN": "worker-secret-3b9e",
 }
 # Where each secret may go, and only there.
 SECRET_HOLDERS = {
@@ -52,6 +53,7 @@ SECRET_HOLDERS = {
     "SECRET_KEY": {"api"},
     "HF_TOKEN": {"models"},
     "OIDC_CLIENT_SECRET": {"api"},
+    "WORKER_TOKEN": {"worker", "api"},
 }
 
 
@@ -107,7 +109,9 @@ def test_only_nginx_publishes_ports_http_and_https(deployment: Path) -> None:
     assert {(port["target"], port["published"]) for port in published["nginx"]} == {(443, "443"), (80, "80")}
 
 
-@pytest.mark.parametrize("secret", ["POSTGRES_PASSWORD", "WEAVIATE_API_KEY", "SECRET_KEY", "DATABASE_URL"])
+@pytest.mark.parametrize(
+    "secret", ["POSTGRES_PASSWORD", "WEAVIATE_API_KEY", "SECRET_KEY", "DATABASE_URL", "WORKER_TOKEN"]
+)
 def test_compose_refuses_to_start_without_a_required_secret(deployment: Path, secret: str) -> None:
     env = (deployment / ".env").read_text()
     (deployment / ".env").write_text(
@@ -118,6 +122,41 @@ def test_compose_refuses_to_start_without_a_required_secret(deployment: Path, se
 
     assert result.returncode != 0
     assert secret in result.stderr
+
+
+def _networks(service: dict[str, Any]) -> set[str]:
+    return set(service.get("networks") or {"default"})
+
+
+def test_nginx_reaches_the_api_alone_and_the_backend_has_no_route_out(deployment: Path) -> None:
+    """nginx (the only published service) shares a network with the api and nothing else: a compromised or
+    misrouted proxy cannot reach the worker, the databases or the search index."""
+    result = _compose_config(deployment)
+    assert result.returncode == 0, result.stderr
+    config = yaml.safe_load(result.stdout)
+    services = config["services"]
+
+    reachable_from_nginx = {
+        name
+        for name, service in services.items()
+        if name != "nginx" and _networks(service) & _networks(services["nginx"])
+    }
+
+    assert reachable_from_nginx == {"api"}
+    for backend_only in ("worker", "postgres", "weaviate", "ingest"):
+        assert _networks(services[backend_only]) == {"backend"}, backend_only
+    assert _networks(services["api"]) == {"frontend", "backend"}
+    assert config["networks"]["backend"].get("internal") is True
+
+
+def test_the_worker_answers_only_with_the_token_it_shares_with_the_api(deployment: Path) -> None:
+    _set_env(deployment, SECRETS)
+    services = _services(deployment)
+
+    worker, api = _environment(services["worker"]), _environment(services["api"])
+
+    assert worker["WORKER_TOKEN"] == api["WORKER_TOKEN"] == SECRETS["WORKER_TOKEN"]
+    assert worker["WORKER_HOST"] == "0.0.0.0"  # on the backend network only (the test above)
 
 
 def test_each_service_gets_only_the_secrets_it_uses(deployment: Path) -> None:
@@ -262,8 +301,8 @@ def test_postgres_is_pinned_and_keeps_its_data_in_a_volume(deployment: Path) -> 
     assert {mount["target"] for mount in postgres["volumes"]} == {"/var/lib/postgresql/data"}
 
 
-def test_the_api_believes_forwarded_addresses_from_its_own_network_only(deployment: Path) -> None:
+def test_the_api_believes_forwarded_addresses_from_nginx_s_network_only(deployment: Path) -> None:
     config = yaml.safe_load(_compose_config(deployment).stdout)
-    subnets = [entry["subnet"] for entry in config["networks"]["default"]["ipam"]["config"]]
+    subnets = [entry["subnet"] for entry in config["networks"]["frontend"]["ipam"]["config"]]
 
     assert [_environment(config["services"]["api"])["FORWARDED_ALLOW_IPS"]] == subnets

@@ -70,6 +70,9 @@ def test_the_demo_serves_the_app_and_a_worker_and_stops_cleanly_on_ctrl_c(tmp_pa
             timeout=10,
         )
         documents = httpx.get(f"http://127.0.0.1:{port}/api/documents", cookies=login.cookies, timeout=10)
+        stranger = httpx.post(
+            f"http://127.0.0.1:{worker_port}/generate", json={"prompt": "Hallo"}, timeout=10
+        )
 
         assert f"http://127.0.0.1:{port}" in "".join(log)
         assert password in login_line
@@ -77,6 +80,7 @@ def test_the_demo_serves_the_app_and_a_worker_and_stops_cleanly_on_ctrl_c(tmp_pa
         assert worker_health.json()["status"] == "ready"
         assert set(login.json()["user"]["roles"]) == {"clinician", "admin", "evaluator"}
         assert [document["file_name"] for document in documents.json()] == ["handhygiene.pdf"]
+        assert stranger.status_code == 401  # the demo's worker takes requests from its API only
 
         launcher.send_signal(signal.SIGINT)
         assert launcher.wait(timeout=60) == 0

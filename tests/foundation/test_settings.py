@@ -49,6 +49,7 @@ def test_unset_settings_give_the_embedded_default() -> None:
 def test_env_example_values_parse_as_production(monkeypatch: pytest.MonkeyPatch) -> None:
     for key, value in _example_values().items():
         monkeypatch.setenv(key, value)
+    monkeypatch.setenv("WORKER_TOKEN", "a-real-random-worker-token")  # the example's placeholder is refused
 
     api = ApiSettings(_env_file=None)  # type: ignore[call-arg]
     ingest = IngestSettings(_env_file=None)  # type: ignore[call-arg]

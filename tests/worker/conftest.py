@@ -25,6 +25,7 @@ from tests.speculative.conftest import greedy_reference
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_SECONDS = 600.0
+WORKER_TOKEN = "worker-token-of-the-tests-7f3a"
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class WorkerProcess:
 
     def __init__(self, settings: dict[str, str], log_path: Path) -> None:
         self.process = LocalWorker(settings, log_path, cwd=REPO_ROOT)
-        self.client = httpx.Client(base_url=self.process.url, timeout=120.0)
+        self.token = settings.get("WORKER_TOKEN")
+        self.client = self.new_client(timeout=120.0)
         self.startup_health: list[int] = []
         self.startup_generate: list[httpx.Response] = []
 
@@ -73,6 +75,11 @@ class WorkerProcess:
 
         self.process.wait_until_ready(START_TIMEOUT_SECONDS, while_loading)
         self.startup_health.append(self.client.get("/health").status_code)
+
+    def new_client(self, timeout: float) -> httpx.Client:
+        """A client that sends the worker's token, as the API does."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        return httpx.Client(base_url=self.process.url, timeout=timeout, headers=headers)
 
     def generate(self, **body: Any) -> Answer:
         return self.generate_with(self.client, **body)
@@ -113,6 +120,7 @@ def start_worker(
         "DTYPE": "float32",
         "TORCH_THREADS": "1",
         "STOP_STRINGS": "[]",
+        "WORKER_TOKEN": WORKER_TOKEN,
     }
     worker = WorkerProcess(base | settings, tmp_path_factory.mktemp("worker") / "worker.log")
     try:

@@ -19,6 +19,15 @@ from tests.worker.conftest import WorkerProcess
         ({"prompt": "Hallo", "context": "one passage"}, "context"),
         ({"prompt": "Hallo", "deadline_seconds": 0}, "deadline_seconds"),
         ({"prompt": "Hallo", "temperature": 0.7}, "temperature"),
+        # Bounds: nothing may make the worker tokenise, match or wait without end.
+        ({"prompt": "x" * 500_001, "max_new_tokens": 1}, "prompt"),
+        ({"prompt": "Hallo", "context": ["passage"] * 65, "max_new_tokens": 1}, "context"),
+        ({"prompt": "Hallo", "context": ["a" * 250_000, "b" * 250_001], "max_new_tokens": 1}, "context"),
+        ({"prompt": "Hallo", "stop": [f"[einde{i}]" for i in range(17)], "max_new_tokens": 1}, "stop"),
+        ({"prompt": "Hallo", "stop": ["x" * 101], "max_new_tokens": 1}, "stop"),
+        ({"prompt": "Hallo", "max_new_tokens": 32_769}, "max_new_tokens"),
+        ({"prompt": "Hallo", "deadline_seconds": 3601, "max_new_tokens": 1}, "deadline_seconds"),
+        ({"prompt": "Hallo", "method": "c" * 65, "max_new_tokens": 1}, "method"),
     ],
 )
 def test_a_bad_field_is_refused_with_422_naming_it(
@@ -28,6 +37,20 @@ def test_a_bad_field_is_refused_with_422_naming_it(
 
     assert response.status_code == 422
     assert any(field in error["loc"] for error in response.json()["detail"])
+
+
+@pytest.mark.parametrize("value", ["Infinity", "-Infinity", "NaN", "1e999"])
+def test_a_deadline_that_is_not_a_finite_number_is_refused_with_422(
+    chat_worker: WorkerProcess, value: str
+) -> None:
+    body = f'{{"prompt": "Hallo", "max_new_tokens": 1, "deadline_seconds": {value}}}'
+
+    response = chat_worker.client.post(
+        "/generate", content=body.encode(), headers={"content-type": "application/json"}
+    )
+
+    assert response.status_code == 422
+    assert any("deadline_seconds" in error["loc"] for error in response.json()["detail"])
 
 
 def test_a_body_that_is_not_json_is_refused_with_422(chat_worker: WorkerProcess) -> None:

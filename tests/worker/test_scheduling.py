@@ -4,7 +4,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
-import httpx
 import pytest
 from httpx_sse import connect_sse
 
@@ -91,7 +90,7 @@ def test_concurrent_requests_all_complete_each_with_the_answer_it_gives_alone(
     waits_before = chat_worker.metric("worker_queue_wait_seconds_count")
 
     def ask(question: str) -> Answer:
-        with httpx.Client(base_url=str(chat_worker.client.base_url), timeout=300) as client:
+        with chat_worker.new_client(timeout=300) as client:
             return WorkerProcess.generate_with(client, prompt=question, max_new_tokens=6)
 
     started = time.monotonic()

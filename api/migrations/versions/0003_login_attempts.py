@@ -1,6 +1,6 @@
 """login attempts in the database, so the login limits hold across API processes and parallel guesses
 
-Revision ID: 0003_login_attempts
+Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-25
 """
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003_login_attempts"
+revision: str = "0003"
 down_revision: str | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -3,6 +3,7 @@ model, the API under uvicorn, a recording relay between them, SQLite and Postgre
 
 import tempfile
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,7 @@ def clinician(chat_url: str, api_settings: ApiSettings) -> Iterator[Clinician]:
             user = users.find_user(db, username) or users.create_user(
                 db, username, PASSWORD, [Role.clinician]
             )
-            token = sessions.create_api_token(db, user, "tests")
+            token = sessions.create_api_token(db, user, "tests", timedelta(days=1))
             conversation = Conversation(user_id=user.id, title="Vragen")
             db.add(conversation)
             db.commit()

@@ -1,0 +1,47 @@
+"""How many questions each user may have answered at once, so one user (or a leaked token) cannot occupy every
+place on the workers. Counted in the API process, like the running generations (`stopping.py`)."""
+
+from collections import Counter
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import TypeVar
+
+Item = TypeVar("Item")
+
+TOO_MANY_QUESTIONS = (
+    "Je hebt al {limit} vragen tegelijk lopen. Wacht tot een antwoord klaar is en stel je vraag dan opnieuw."
+)
+
+
+class TooManyQuestions(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(TOO_MANY_QUESTIONS.format(limit=limit))
+
+
+class UserSlots:
+    """User id → questions being answered now; `take` one before the work, `release` it once the answer ended."""
+
+    def __init__(self) -> None:
+        self._running: Counter[int] = Counter()
+
+    def take(self, user_id: int, limit: int) -> None:
+        if self._running[user_id] >= limit:
+            raise TooManyQuestions(limit)
+        self._running[user_id] += 1
+
+    def running(self, user_id: int) -> int:
+        return self._running[user_id]
+
+    def release(self, user_id: int) -> None:
+        self._running[user_id] -= 1
+        if self._running[user_id] <= 0:
+            del self._running[user_id]
+
+    async def holding(self, user_id: int, items: AsyncIterator[Item]) -> AsyncIterator[Item]:
+        """`items`, releasing the user's place when they end, fail or the client goes away."""
+        try:
+            async for item in items:
+                yield item
+        finally:
+            self.release(user_id)
+            if isinstance(items, AsyncGenerator):
+                await items.aclose()
