@@ -1,7 +1,8 @@
 """Labelled evaluation questions, read from the hospital's CSV or from JSONL.
 
 The CSV is what clinicians' feedback sessions produced: `question,relevant_documents`, several documents (ids,
-file names or titles) separated by `;`, none when no document answers the question. JSONL can carry more: an `id`
+file names or titles) separated by `;`, none when no document answers the question; an optional `answer` column
+holds a key phrase the right answer must contain (`python -m api.evaluate --answers`). JSONL can carry more: an `id`
 and chunk labels as answer spans.
 Every problem names the line it is on, so an evaluator can fix the file without guessing.
 """
@@ -18,7 +19,7 @@ from pydantic_core import ErrorDetails
 
 DOCUMENT_SEPARATOR = ";"
 CSV_COLUMNS = ("question", "relevant_documents")
-OPTIONAL_CSV_COLUMNS = ("id",)
+OPTIONAL_CSV_COLUMNS = ("id", "answer")
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -51,6 +52,9 @@ class EvalQuery(BaseModel):
         description="Empty: no document answers the question (it tests saying 'not found', not ranking)."
     )
     answer_spans: tuple[AnswerSpan, ...] = ()
+    answer: NonEmptyText | None = Field(
+        None, description="A key phrase the right answer must contain (e.g. '20 tot 30 seconden'); optional."
+    )
 
     @model_validator(mode="after")
     def _spans_lie_in_relevant_documents(self) -> "EvalQuery":
@@ -95,6 +99,8 @@ def parse_csv(text: str, source: str = "<csv>") -> list[EvalQuery]:
         fields: dict[str, Any] = dict(zip(columns, row, strict=True))
         fields.setdefault("id", f"line {line}")
         fields["relevant_documents"] = _split_documents(fields["relevant_documents"])
+        if "answer" in fields and not fields["answer"].strip():
+            fields["answer"] = None  # an empty cell: no key phrase for this question
         queries.append(_validated(fields, source, line))
     if not queries:
         raise QueryFileError(source, header_line, "the file holds a header but no questions")
@@ -151,7 +157,9 @@ def _check_header(columns: list[str], line: int, source: str) -> list[str]:
     if missing or unknown or len(set(columns)) != len(columns):
         expected = ",".join(CSV_COLUMNS)
         raise QueryFileError(
-            source, line, f"the header must be {expected!r} (optionally with 'id'), got {columns}"
+            source,
+            line,
+            f"the header must be {expected!r} (optionally with 'id' and 'answer'), got {columns}",
         )
     return columns
 
