@@ -79,6 +79,8 @@ TERMINAL = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)")
 # row: prose wrapped by the PDF goes on in lower case or with an acronym.
 _CAPITALISED = re.compile(r"[^\W\d_][^\W\d_A-Z]")
 _WORD_BEFORE = re.compile(r"([^\s(\[\"']+)$")
+_NEXT_CHARACTER = re.compile(r"\s*(\S)")
+WORD_WINDOW = 40  # characters before a full stop searched for its word (longer words are no abbreviation)
 
 
 @dataclass(frozen=True)
@@ -144,10 +146,10 @@ def _terminal_cuts(text: str) -> list[int]:
     follows starts in lower case (a sentence does not)."""
     cuts = []
     for match in TERMINAL.finditer(text):
-        after = text[match.end() :].lstrip()
-        if not after or after[0].islower():
+        following = _NEXT_CHARACTER.match(text, match.end())
+        if following is None or following.group(1).islower():
             continue
-        if match.group().startswith(".") and _abbreviated(text[: match.start() + 1]):
+        if match.group().startswith(".") and _abbreviated(text[max(0, match.start() - 200) : match.start() + 1]):
             continue
         cuts.append(match.end())
     return cuts
@@ -156,7 +158,8 @@ def _terminal_cuts(text: str) -> list[int]:
 def _abbreviated(before: str) -> bool:
     """Whether the full stop ending `before` closes an abbreviation, an initial ("C. difficile") or a step's number
     at the start of a line ("3. Wrijf") rather than a sentence."""
-    found = _WORD_BEFORE.search(before)
+    window = max(0, len(before) - WORD_WINDOW)
+    found = _WORD_BEFORE.search(before, window)
     if found is None:
         return False
     word = found.group(1).rstrip(".")

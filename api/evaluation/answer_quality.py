@@ -88,6 +88,8 @@ def ask_answers(
         database_url = f"sqlite:///{work / 'answers.db'}"
         migrate(database_url)
         conversation_id = _conversation(database_url)
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
         worker_log = (log_dir or work) / "worker.log"
         try:
             with worker_process(worker_log, model, MAX_NEW_TOKENS=str(max_new_tokens)) as url:
