@@ -149,7 +149,9 @@ def _terminal_cuts(text: str) -> list[int]:
         following = _NEXT_CHARACTER.match(text, match.end())
         if following is None or following.group(1).islower():
             continue
-        if match.group().startswith(".") and _abbreviated(text[max(0, match.start() - 200) : match.start() + 1]):
+        if match.group().startswith(".") and _abbreviated(
+            text[max(0, match.start() - 200) : match.start() + 1]
+        ):
             continue
         cuts.append(match.end())
     return cuts

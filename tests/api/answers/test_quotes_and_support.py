@@ -29,13 +29,17 @@ def sources() -> list[dict[str, object]]:
             "page_start": 2,
             "page_end": 2,
             "chunk_index": 3,
-            "passage": passage("handhygiene.pdf", "5. Handalcohol: werkwijze", "Handen wassen duurt 40 tot 60 seconden."),
+            "passage": passage(
+                "handhygiene.pdf", "5. Handalcohol: werkwijze", "Handen wassen duurt 40 tot 60 seconden."
+            ),
             "score": 0.9,
         }
     ]
 
 
-def test_the_quote_is_the_step_that_answers_verbatim_with_its_offsets(sources: list[dict[str, object]]) -> None:
+def test_the_quote_is_the_step_that_answers_verbatim_with_its_offsets(
+    sources: list[dict[str, object]],
+) -> None:
     quote = select_quote("hoe lang handen wrijven met handalcohol", sources)
 
     assert quote is not None
@@ -46,7 +50,9 @@ def test_the_quote_is_the_step_that_answers_verbatim_with_its_offsets(sources: l
     assert 0 < quote["score"] <= 1
 
 
-def test_a_sentence_with_the_passages_numbers_is_supported_and_cited(sources: list[dict[str, object]]) -> None:
+def test_a_sentence_with_the_passages_numbers_is_supported_and_cited(
+    sources: list[dict[str, object]],
+) -> None:
     checked = support("Wrijf de handen 20 tot 30 seconden in tot ze droog zijn.", sources)
 
     [sentence] = checked.sentences
@@ -68,7 +74,9 @@ def test_the_same_sentence_with_other_numbers_is_not_supported(sources: list[dic
 
 
 def test_decimal_comma_and_point_are_one_number() -> None:
-    glucagon = [{"title": "Insulinepomp", "passage": "Geef glucagon: 0,5 mg i.m. bij een gewicht onder 25 kg."}]
+    glucagon = [
+        {"title": "Insulinepomp", "passage": "Geef glucagon: 0,5 mg i.m. bij een gewicht onder 25 kg."}
+    ]
 
     assert support("Geef 0.5 mg glucagon i.m. onder 25 kg.", glucagon).sentences[0]["supported"] is True
     assert support("Geef 5 mg glucagon i.m. onder 25 kg.", glucagon).sentences[0]["supported"] is False
@@ -78,7 +86,9 @@ def test_offsets_of_answer_sentences_point_into_the_answer(sources: list[dict[st
     answer = "Handalcohol heeft geen effect op sporen van C. difficile. Het werkt op de huid en de sporen van norovirus."
     checked = support(answer, sources)
 
-    assert [answer[s["start"] : s["end"]] for s in checked.sentences] == [s["text"] for s in checked.sentences]
+    assert [answer[s["start"] : s["end"]] for s in checked.sentences] == [
+        s["text"] for s in checked.sentences
+    ]
     assert len(checked.sentences) == 2
 
 
