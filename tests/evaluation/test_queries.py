@@ -146,3 +146,16 @@ def test_other_file_types_are_refused_rather_than_guessed(tmp_path: Path) -> Non
 def test_an_empty_question_given_to_the_library_directly_is_a_422_style_validation_error() -> None:
     with pytest.raises(ValidationError, match="question"):
         EvalQuery(id="1", question=" ", relevant_documents=("A",))
+
+
+def test_an_optional_answer_column_holds_each_questions_key_phrase_in_csv_and_jsonl() -> None:
+    queries = parse_csv(
+        "question,relevant_documents,answer\n"
+        "hoe lang handen wrijven,handhygiene.pdf,20 tot 30 seconden\n"
+        "heparine bij longembolie,,\n"
+    )
+    lines = parse_jsonl('{"question": "hoe lang handen wrijven", "relevant_documents": ["h"], "answer": "20 s"}\n')
+
+    assert [query.answer for query in queries] == ["20 tot 30 seconden", None]
+    assert lines[0].answer == "20 s"
+    assert parse_csv("question,relevant_documents\nvraag,doc\n")[0].answer is None
