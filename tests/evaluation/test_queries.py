@@ -154,7 +154,9 @@ def test_an_optional_answer_column_holds_each_questions_key_phrase_in_csv_and_js
         "hoe lang handen wrijven,handhygiene.pdf,20 tot 30 seconden\n"
         "heparine bij longembolie,,\n"
     )
-    lines = parse_jsonl('{"question": "hoe lang handen wrijven", "relevant_documents": ["h"], "answer": "20 s"}\n')
+    lines = parse_jsonl(
+        '{"question": "hoe lang handen wrijven", "relevant_documents": ["h"], "answer": "20 s"}\n'
+    )
 
     assert [query.answer for query in queries] == ["20 tot 30 seconden", None]
     assert lines[0].answer == "20 s"
