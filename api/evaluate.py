@@ -3,6 +3,9 @@
 Question files: the hospital's CSV or JSONL with `--documents DIR` (the PDFs to index), or a public set in its
 SQuAD format with `--dataset covid-qa|xquad`. Each configuration is indexed into a temporary index; the report
 (CSV, JSON, Markdown, one self-contained HTML page) is written into `--out`.
+
+With `--answers` (CSV/JSONL questions with an `answer` key-phrase column) each question is instead asked through
+the chat with the offline generator, and the answer-quality report is written (`api.evaluation.answer_quality`).
 """
 
 import argparse
@@ -16,6 +19,13 @@ from pathlib import Path
 
 import torch
 
+from api.evaluation.answer_quality import (
+    OFFLINE_GENERATOR,
+    ask_answers,
+    summarise,
+    summary_lines,
+    write_answer_report,
+)
 from api.evaluation.configs import STUDY, ConfigError, RetrievalConfig, parse_config
 from api.evaluation.corpus import CleanedDocument, clean_set, read_pdf_folder
 from api.evaluation.datasets import DatasetError, load_covid_qa, load_xquad
@@ -45,11 +55,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     queries = inputs.queries[: args.limit] if args.limit is not None else inputs.queries
     notes = inputs.notes + ([f"Only the first {len(queries)} questions (--limit)."] if args.limit else [])
     notes.append("Command: python -m api.evaluate " + shlex.join(arguments))
+    if args.answers:
+        return _answers(args, inputs, queries, notes)
     results = run_configurations(inputs.documents, queries, configs, Embedders(IngestSettings()))
     report = EvaluationReport(args.title or inputs.title, tuple(results), tuple(notes), _reference(configs))
     for path in write_report(report, args.out):
         print(path)
     print(summary_markdown(report))
+    return 0
+
+
+def _answers(args: argparse.Namespace, inputs: "Inputs", queries: list[EvalQuery], notes: list[str]) -> int:
+    """Answer quality through the real chat path (the worker with the offline generator)."""
+    notes.append(f"Generator: {args.generator}, at most {args.max_new_tokens} new tokens, on CPU.")
+    observations = ask_answers(inputs.documents, queries, args.generator, args.max_new_tokens, args.out)
+    for path in write_answer_report(args.title or inputs.title, observations, notes, args.out):
+        print(path)
+    print("\n".join(summary_lines(summarise(observations))))
     return 0
 
 
@@ -69,6 +91,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--study", action="store_true", help="add the α / title / chunking / embedder study")
     parser.add_argument("--limit", type=_positive, help="only the first N questions (a quick look)")
+    parser.add_argument(
+        "--answers",
+        action="store_true",
+        help="answer quality: ask each question through the chat with the generator (needs an `answer` column)",
+    )
+    parser.add_argument("--generator", default=OFFLINE_GENERATOR, help="the worker's model (--answers)")
+    parser.add_argument(
+        "--max-new-tokens", type=_positive, default=96, help="longest generated answer (--answers)"
+    )
     parser.add_argument("--title", help="the report's title")
     parser.add_argument(
         "--threads",

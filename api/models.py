@@ -21,6 +21,8 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -179,7 +181,9 @@ class Message(Base):
     """One question and its answer, stored from the start so a broken stream still leaves a record.
 
     `sources` holds the retrieved chunks as shown to the user (document id, title, pages, passage, score);
-    `stats` the worker's statistics (timings, tokens, τ) and retrieval's raw scores.
+    `stats` the worker's statistics (timings, tokens, τ) and retrieval's raw scores; `quote` the passage
+    sentence(s) quoted before the answer, `sentences` the generated answer's sentences with their support and
+    citation, `support_warning` whether most were unsupported (api/answers, docs/api.md).
     """
 
     __tablename__ = "messages"
@@ -198,6 +202,9 @@ class Message(Base):
     model: Mapped[str | None] = mapped_column(String(255))
     method: Mapped[str | None] = mapped_column(String(40))
     stats: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    quote: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    sentences: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
+    support_warning: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

@@ -83,6 +83,15 @@ class MessageOut(BaseModel):
     model: str | None
     method: str | None
     stats: dict[str, Any]
+    quote: dict[str, Any] | None = Field(
+        None,
+        description="The passage sentence(s) quoted before the answer (docs/api.md `Quote`); null: none.",
+    )
+    sentences: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The generated answer's sentences, supported or not (`AnswerSentence`).",
+    )
+    support_warning: bool = Field(False, description="Most sentences of the answer are not in the sources.")
 
 
 class ConversationDetail(ConversationOut):

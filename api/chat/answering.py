@@ -15,6 +15,8 @@ from typing import Any
 import anyio
 from starlette.concurrency import run_in_threadpool
 
+from api.answers.quotes import select_quote
+from api.answers.support import Support, support
 from api.chat import storage
 from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence
 from api.chat.runtime import ChatRuntime
@@ -68,6 +70,7 @@ class Prepared:
     sources: list[dict[str, Any]]
     stats: dict[str, Any]
     started: float
+    quote: dict[str, Any] | None = None
     prompt: str | None = None
     stream: WorkerStream | None = None
     worker_seconds: float = 0.0  # waiting on the workers so far: reserving a place, opening the stream
@@ -132,12 +135,15 @@ async def _decided(
         }
     }
     sources = [source(chunk) for chunk in retrieval.chunks]
-    if question.retrieval_only:
-        return Prepared(question, MessageState.retrieval_only, sources, stats, received)
-    if not retrieval.chunks or runtime.abstention.abstains(confidence):
+    if not question.retrieval_only and (not retrieval.chunks or runtime.abstention.abstains(confidence)):
         return Prepared(
             question, MessageState.not_found, sources, stats, received, worker_seconds=reserve_seconds
         )
+    quoting = time.perf_counter()
+    quote = await run_in_threadpool(select_quote, question.text, sources)
+    stats["quote_seconds"] = time.perf_counter() - quoting
+    if question.retrieval_only:
+        return Prepared(question, MessageState.retrieval_only, sources, stats, received, quote)
     prompt = build_rag_prompt(question.text, [prompt_chunk(c) for c in retrieval.chunks], runtime.hospital)
     request = GenerationRequest(
         prompt=prompt,
@@ -150,7 +156,7 @@ async def _decided(
     stream = await runtime.pool.open(request, reservation)
     worker_seconds = reserve_seconds + time.perf_counter() - opening
     return Prepared(
-        question, MessageState.generating, sources, stats, received, prompt, stream, worker_seconds
+        question, MessageState.generating, sources, stats, received, quote, prompt, stream, worker_seconds
     )
 
 
@@ -169,6 +175,7 @@ async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
             stats=prepared.stats,
             answer=NOT_FOUND_MESSAGE if prepared.state == MessageState.not_found else "",
             model=stream.model if stream is not None else None,
+            quote=prepared.quote,
         )
     except BaseException:
         if stream is not None:
@@ -184,6 +191,7 @@ async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> A
     yield _event("message", {"message_id": message_id, "conversation_id": prepared.question.conversation_id})
     not_found = prepared.state == MessageState.not_found
     yield _event("sources", {"sources": prepared.sources, "not_found": not_found})
+    yield _event("quote", {"quote": prepared.quote})
     if prepared.stream is None:
         if not_found:
             yield _event("delta", {"text": NOT_FOUND_MESSAGE})
@@ -219,7 +227,8 @@ async def _generated(
             ending.state, ending.stop_reason = MessageState.failed, WORKER_FAILED
         if ending.state == MessageState.failed:
             yield _event("error", {"message": WORKER_FAILED_MESSAGE})
-        stats = await _finish(runtime, prepared, message_id, ending)
+        stats, checked = await _finish(runtime, prepared, message_id, ending)
+        yield _event("support", {"sentences": checked.sentences, "warning": checked.warning})
         yield _event("done", _done(message_id, ending.state, ending.stop_reason, stats))
     finally:
         runtime.generations.finish(message_id)
@@ -246,8 +255,10 @@ async def _waited(events: AsyncIterator[WorkerEvent], ending: _Ending) -> AsyncI
 
 async def _finish(
     runtime: ChatRuntime, prepared: Prepared, message_id: int, ending: _Ending
-) -> dict[str, Any]:
-    """Store how the answer ended; the stats for the `done` event, whose timings also count that write."""
+) -> tuple[dict[str, Any], Support]:
+    """Check the answer's sentences against the sources and store how the answer ended; the stats for the `done`
+    event (whose timings also count that write) and the support for the `support` event."""
+    checked = await run_in_threadpool(support, ending.answer, prepared.sources)
     stats = _with_timings(prepared.stats, prepared.started, ending.worker_seconds)
     stats["worker"] = {**stats.get("worker", {}), **ending.worker_stats}
     state = ending.state or MessageState.failed
@@ -260,8 +271,10 @@ async def _finish(
         stop_reason=ending.stop_reason,
         method=ending.method,
         stats=stats,
+        sentences=checked.sentences,
+        support_warning=checked.warning,
     )
-    return _with_timings(stats, prepared.started, ending.worker_seconds)
+    return _with_timings(stats, prepared.started, ending.worker_seconds), checked
 
 
 def _with_timings(stats: dict[str, Any], started: float, worker_seconds: float) -> dict[str, Any]:

@@ -41,6 +41,7 @@ def create_message(
     stats: dict[str, Any],
     answer: str = "",
     model: str | None = None,
+    quote: dict[str, Any] | None = None,
 ) -> int:
     """Store the question with its sources before any answer exists; returns the message id."""
     now = datetime.now(UTC)
@@ -54,6 +55,7 @@ def create_message(
             sources=sources,
             stats=stats,
             model=model,
+            quote=quote,
             created_at=now,
             finished_at=None if state == MessageState.generating else now,
         )
@@ -72,9 +74,11 @@ def finish_message(
     stop_reason: str | None,
     method: str | None,
     stats: dict[str, Any],
+    sentences: list[dict[str, Any]],
+    support_warning: bool,
 ) -> None:
-    """Record how the answer ended: the text generated so far, the final state and why (one UPDATE; no row when
-    the conversation was deleted while its answer streamed)."""
+    """Record how the answer ended: the text generated so far, the final state and why, its sentences' support
+    (one UPDATE; no row when the conversation was deleted while its answer streamed)."""
     with session_scope(database_url) as db:
         db.execute(
             update(Message)
@@ -85,6 +89,8 @@ def finish_message(
                 stop_reason=stop_reason,
                 method=method,
                 stats=stats,
+                sentences=sentences,
+                support_warning=support_warning,
                 finished_at=datetime.now(UTC),
             )
         )

@@ -1,7 +1,8 @@
 """Labelled evaluation questions, read from the hospital's CSV or from JSONL.
 
 The CSV is what clinicians' feedback sessions produced: `question,relevant_documents`, several documents (ids,
-file names or titles) separated by `;`, none when no document answers the question. Comma- and semicolon-separated
+file names or titles) separated by `;`, none when no document answers the question; an optional `answer` column
+holds a key phrase the right answer must contain (`python -m api.evaluate --answers`). Comma- and semicolon-separated
 files are both read (Dutch Excel saves "CSV" with `;`; a cell holding several documents is then quoted). JSONL can
 carry more: an `id` and chunk labels as answer spans.
 Every problem names the line it is on, in Dutch (evaluators read them), so an evaluator can fix the file without
@@ -23,7 +24,7 @@ from api.csvfile import restored
 DOCUMENT_SEPARATOR = ";"
 CSV_DELIMITERS = (",", ";")
 CSV_COLUMNS = ("question", "relevant_documents")
-OPTIONAL_CSV_COLUMNS = ("id",)
+OPTIONAL_CSV_COLUMNS = ("id", "answer")
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -58,6 +59,9 @@ class EvalQuery(BaseModel):
         description="Empty: no document answers the question (it tests saying 'not found', not ranking)."
     )
     answer_spans: tuple[AnswerSpan, ...] = ()
+    answer: NonEmptyText | None = Field(
+        None, description="A key phrase the right answer must contain (e.g. '20 tot 30 seconden'); optional."
+    )
 
     @model_validator(mode="after")
     def _spans_lie_in_relevant_documents(self) -> "EvalQuery":
@@ -106,6 +110,8 @@ def parse_csv(text: str, source: str = "<csv>") -> list[EvalQuery]:
         fields: dict[str, Any] = dict(zip(columns, map(restored, row), strict=True))
         fields.setdefault("id", f"line {line}")
         fields["relevant_documents"] = _split_documents(fields["relevant_documents"])
+        if "answer" in fields and not fields["answer"].strip():
+            fields["answer"] = None  # an empty cell: no key phrase for this question
         queries.append(_validated(fields, source, line))
     if not queries:
         raise QueryFileError(source, header_line, "het bestand heeft een kopregel maar geen vragen")

@@ -8,6 +8,7 @@ documents as the relevant ones (the source study built its test set the same way
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
@@ -38,6 +39,9 @@ FEEDBACK_COLUMNS = (
     "contains_answer",
     "highlight_correct",
     "answer_found",
+    "quote",
+    "supported_sentences",
+    "support_warning",
 )
 
 
@@ -85,6 +89,13 @@ def _yes_no(value: bool | None) -> str:
     return "" if value is None else ("ja" if value else "nee")
 
 
+def _supported(sentences: list[dict[str, Any]] | None) -> str:
+    """ "2/3": how many of the generated answer's sentences were found in the sources (empty: none checked)."""
+    if not sentences:
+        return ""
+    return f"{sum(bool(sentence.get('supported')) for sentence in sentences)}/{len(sentences)}"
+
+
 def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
 
@@ -117,6 +128,9 @@ def _feedback_rows(db: Session) -> Iterator[tuple[object, ...]]:
                 _yes_no(row.contains_answer if row else None),
                 _yes_no(row.highlight_correct if row else None),
                 _yes_no(conversation.answer_found),
+                (message.quote or {}).get("text", ""),
+                _supported(message.sentences),
+                _yes_no(message.support_warning),
             )
 
 

@@ -170,3 +170,18 @@ def test_a_semicolon_separated_file_as_dutch_excel_saves_it_is_read_like_a_comma
 def test_an_unquoted_list_of_documents_in_a_semicolon_file_says_to_quote_it() -> None:
     with pytest.raises(QueryFileError, match=r"vragen.csv, regel 2: verwacht 2 velden .*aanhalingstekens"):
         parse_csv("question;relevant_documents\nDosis?;A.pdf;B.pdf\n", "vragen.csv")
+
+
+def test_an_optional_answer_column_holds_each_questions_key_phrase_in_csv_and_jsonl() -> None:
+    queries = parse_csv(
+        "question,relevant_documents,answer\n"
+        "hoe lang handen wrijven,handhygiene.pdf,20 tot 30 seconden\n"
+        "heparine bij longembolie,,\n"
+    )
+    lines = parse_jsonl(
+        '{"question": "hoe lang handen wrijven", "relevant_documents": ["h"], "answer": "20 s"}\n'
+    )
+
+    assert [query.answer for query in queries] == ["20 tot 30 seconden", None]
+    assert lines[0].answer == "20 s"
+    assert parse_csv("question,relevant_documents\nvraag,doc\n")[0].answer is None

@@ -39,8 +39,8 @@ def test_a_question_streams_its_sources_then_the_answer_and_the_worker_got_exact
     events = ask(client, conversation_id, question=ANSWERABLE)
 
     names = [name for name, _ in events]
-    assert names[:2] == ["message", "sources"] and names[-1] == "done"
-    assert set(names[2:-1]) == {"delta"}
+    assert names[:3] == ["message", "sources", "quote"] and names[-2:] == ["support", "done"]
+    assert set(names[3:-2]) == {"delta"}
     message_id = events[0][1]["message_id"]
     assert events[0][1] == {"message_id": message_id, "conversation_id": conversation_id}
     sources = events[1][1]["sources"]
@@ -57,7 +57,21 @@ def test_a_question_streams_its_sources_then_the_answer_and_the_worker_got_exact
     assert body["context"] == [f"Titel: {s['title']}\nTekst: {s['passage']}" for s in sources]
     assert body["stop"] == ["[einde antwoord]", "[begin"]
 
+    quote = events[2][1]["quote"]
+    assert quote["text"] == "3. Wrijf de handen 20 tot 30 seconden in tot ze volledig droog zijn."
+    assert sources[quote["source_index"]]["passage"][quote["start"] : quote["end"]] == quote["text"]
+    support = events[-2][1]
+    answer = "".join(data["text"] for name, data in events if name == "delta")
+    assert [answer[s["start"] : s["end"]] for s in support["sentences"]] == [
+        s["text"] for s in support["sentences"]
+    ]
+
     [stored] = stored_messages(api_settings)
+    assert (stored.quote, stored.sentences, stored.support_warning) == (
+        quote,
+        support["sentences"],
+        support["warning"],
+    )
     assert stored.id == message_id
     assert stored.question == ANSWERABLE
     assert stored.answer == "".join(data["text"] for name, data in events if name == "delta")
@@ -67,6 +81,23 @@ def test_a_question_streams_its_sources_then_the_answer_and_the_worker_got_exact
     assert stored.finished_at is not None
 
 
+def test_the_quote_precedes_the_first_delta_on_the_wire_and_the_stored_message_comes_back_with_it(
+    clinician: Clinician, chat_url: str
+) -> None:
+    client, conversation_id = clinician("ann")
+    url = f"/api/conversations/{conversation_id}/messages"
+
+    with client.stream("POST", url, json={"question": ANSWERABLE}) as response:
+        raw = response.read().decode()
+
+    quote_at, delta_at, support_at = (raw.index(f"event: {name}") for name in ("quote", "delta", "support"))
+    assert raw.index("event: sources") < quote_at < delta_at < support_at < raw.index("event: done")
+    [message] = client.get(f"/api/conversations/{conversation_id}").json()["messages"]
+    assert message["quote"]["text"] == "3. Wrijf de handen 20 tot 30 seconden in tot ze volledig droog zijn."
+    assert isinstance(message["sentences"], list) and isinstance(message["support_warning"], bool)
+    assert all(s["citation"] in (None, 1, 2, 3) for s in message["sentences"])
+
+
 def test_a_question_no_document_answers_gets_the_fixed_message_and_the_closest_documents_without_the_model(
     clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
 ) -> None:
@@ -74,11 +105,12 @@ def test_a_question_no_document_answers_gets_the_fixed_message_and_the_closest_d
 
     events = ask(client, conversation_id, question=UNANSWERABLE)
 
-    assert [name for name, _ in events] == ["message", "sources", "delta", "done"]
+    assert [name for name, _ in events] == ["message", "sources", "quote", "delta", "done"]
     assert events[1][1]["not_found"] is True
     assert len(events[1][1]["sources"]) == 3  # the closest documents are still listed
-    assert events[2][1] == {"text": NOT_FOUND_MESSAGE}
-    assert events[3][1]["state"] == "not_found"
+    assert events[2][1] == {"quote": None}  # nothing is quoted from documents that do not answer
+    assert events[3][1] == {"text": NOT_FOUND_MESSAGE}
+    assert events[4][1]["state"] == "not_found"
     assert relay.generate_bodies() == []  # the model was never asked
     [stored] = stored_messages(api_settings)
     assert (stored.state, stored.answer) == (MessageState.not_found, NOT_FOUND_MESSAGE)
@@ -91,12 +123,15 @@ def test_retrieval_only_lists_documents_and_passages_and_generates_nothing(
 
     events = ask(client, conversation_id, question=ANSWERABLE, retrieval_only=True)
 
-    assert [name for name, _ in events] == ["message", "sources", "done"]
+    assert [name for name, _ in events] == ["message", "sources", "quote", "done"]
     assert events[1][1]["sources"][0]["title"] == "Handhygiëne en handalcohol"
-    assert events[2][1]["state"] == "retrieval_only"
+    quote = events[2][1]["quote"]
+    assert "20 tot 30 seconden" in quote["text"]  # documents only still quotes the answering sentence
+    assert events[3][1]["state"] == "retrieval_only"
     assert relay.generate_bodies() == []
     [stored] = stored_messages(api_settings)
     assert (stored.state, stored.answer, stored.retrieval_only) == (MessageState.retrieval_only, "", True)
+    assert (stored.quote, stored.sentences) == (quote, [])
 
 
 def test_the_deployment_can_force_retrieval_only_on(
@@ -147,12 +182,13 @@ def test_a_worker_that_dies_mid_answer_leaves_the_message_stored_with_what_was_g
     events = ask(client, conversation_id, question=ANSWERABLE)
 
     names = [name for name, _ in events]
-    assert names == ["message", "sources", "delta", "error", "done"]
-    assert "onderbroken" in events[3][1]["message"]
-    assert (events[4][1]["state"], events[4][1]["stop_reason"]) == ("failed", "worker_failed")
+    assert names == ["message", "sources", "quote", "delta", "error", "support", "done"]
+    assert "onderbroken" in events[4][1]["message"]
+    assert (events[6][1]["state"], events[6][1]["stop_reason"]) == ("failed", "worker_failed")
     [stored] = stored_messages(api_settings)
     assert (stored.state, stored.stop_reason) == (MessageState.failed, "worker_failed")
-    assert stored.answer == events[2][1]["text"] != ""
+    assert stored.answer == events[3][1]["text"] != ""
+    assert stored.sentences == events[5][1]["sentences"]  # the part generated was checked too
 
 
 def test_a_client_that_goes_away_mid_answer_leaves_the_message_stored_as_stopped(
@@ -191,8 +227,10 @@ def test_the_stop_route_ends_an_answer_in_progress(
                 assert client.post(f"/api/messages/{message_id}/stop").status_code == 204
 
     assert (events[-1][1]["state"], events[-1][1]["stop_reason"]) == ("stopped", "user_stopped")
+    assert events[-2][0] == "support"  # an answer cut by stop is checked as far as it went
     [stored] = stored_messages(api_settings)
-    assert (stored.state, stored.answer) == (MessageState.stopped, events[2][1]["text"])
+    assert (stored.state, stored.answer) == (MessageState.stopped, events[3][1]["text"])
+    assert stored.sentences == events[-2][1]["sentences"]
 
 
 class CountingRetriever:

@@ -1,0 +1,64 @@
+"""What a sentence says, as the quote and the support check compare it: its content words (the abstention's own
+word rules, `api.chat.abstention`) and its numbers, normalised so "1,5" and "1.5" are one number."""
+
+import re
+from dataclasses import dataclass
+
+from api.chat.abstention import Vocabulary, content_words
+
+# A number as procedures write it: "20", "0,5", "1.5", "3,9"; a range "20–30" is two numbers.
+_NUMBER = re.compile(r"(?<![\w,.])\d+(?:[.,]\d+)?(?![\d])")
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The numbers in `text`, decimal comma as a point and without leading zeros ("0,50" → "0.5")."""
+    found = set()
+    for match in _NUMBER.finditer(text):
+        value = match.group().replace(",", ".")
+        if "." in value:
+            value = value.rstrip("0").rstrip(".")
+        found.add(value.lstrip("0") or "0" if "." not in value else value)
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The content words and numbers of one sentence (of a question or of an answer)."""
+
+    words: tuple[str, ...]
+    numbers: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> "Claim":
+        return cls(tuple(w for w in content_words(text) if not w.isdigit()), numbers(text))
+
+    @property
+    def empty(self) -> bool:
+        return not self.words and not self.numbers
+
+
+@dataclass(frozen=True)
+class Match:
+    """How much of a claim one passage sentence holds: shares of its words and of its numbers."""
+
+    words: float
+    numbers: float
+    score: float  # words and numbers together, each counted once
+
+    @property
+    def numbers_match(self) -> bool:
+        return self.numbers == 1.0
+
+
+def match(claim: Claim, passage_sentence: str, context: str = "") -> Match:
+    """The share of the claim's words that `passage_sentence` (or its `context`: the document's title) holds, and
+    of its numbers that the sentence itself holds (exactly, after normalising)."""
+    vocabulary = Vocabulary([passage_sentence, context])
+    held_words = sum(vocabulary.holds(word) for word in claim.words)
+    held_numbers = len(claim.numbers & numbers(passage_sentence))
+    total = len(claim.words) + len(claim.numbers)
+    return Match(
+        held_words / len(claim.words) if claim.words else 1.0,
+        held_numbers / len(claim.numbers) if claim.numbers else 1.0,
+        (held_words + held_numbers) / total if total else 0.0,
+    )

@@ -1,0 +1,72 @@
+"""Support: each sentence of a generated answer traced to the passage sentence that says the same, or flagged
+(docs/api.md, event `support`).
+
+A sentence's support score is the share of its content words (the abstention's word rules) and numbers that one
+passage sentence holds (the document's title counts as context for the words). It is supported when that passage
+sentence holds at least MIN_SUPPORT of its content words and every number it states, exactly: "20 tot 30
+seconden" is not supported by "40 tot 60 seconden" however many words they share, and the right numbers in a
+sentence about something else ("Handen wassen duurt 40 tot 60 seconden." for rubbing) do not support it either. A sentence with neither content words nor
+numbers ("Ja.") is not supported: there is nothing in it to check. The answer gets a warning when more than half
+of its sentences are unsupported.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from api.answers.matching import Claim, Match, match
+from api.answers.sentences import Sentence, split_sentences
+
+MIN_SUPPORT = 0.6  # share of a sentence's content words one passage sentence must hold (and all its numbers)
+
+
+@dataclass(frozen=True)
+class _PassageSentence:
+    source_index: int
+    sentence: Sentence
+    title: str
+
+
+@dataclass(frozen=True)
+class Support:
+    sentences: list[dict[str, Any]]
+    warning: bool
+
+
+def support(answer: str, sources: Sequence[dict[str, Any]], min_support: float = MIN_SUPPORT) -> Support:
+    """The answer's sentences (docs/api.md `AnswerSentence`) and whether most of them are unsupported."""
+    passages = [
+        _PassageSentence(index, sentence, str(source.get("title") or ""))
+        for index, source in enumerate(sources)
+        for sentence in split_sentences(str(source.get("passage") or ""))
+    ]
+    sentences = [_aligned(sentence, passages, min_support) for sentence in split_sentences(answer)]
+    unsupported = sum(not sentence["supported"] for sentence in sentences)
+    return Support(sentences, unsupported * 2 > len(sentences))
+
+
+def _rank(found: Match) -> tuple[bool, float, float]:
+    return (found.numbers_match and found.words > 0, found.words, found.score)
+
+
+def _aligned(sentence: Sentence, passages: Sequence[_PassageSentence], min_support: float) -> dict[str, Any]:
+    claim = Claim.of(sentence.text)
+    best: tuple[Match, _PassageSentence] | None = None
+    if not claim.empty:
+        for passage in passages:
+            found = match(claim, passage.sentence.text, passage.title)
+            if best is None or _rank(found) > _rank(best[0]):
+                best = (found, passage)
+    score = best[0].score if best is not None else 0.0
+    supported = best is not None and best[0].numbers_match and best[0].words >= min_support
+    cited = best[1] if supported and best is not None else None
+    return {
+        "text": sentence.text,
+        "start": sentence.start,
+        "end": sentence.end,
+        "score": round(score, 4),
+        "supported": supported,
+        "citation": cited.source_index + 1 if cited is not None else None,
+        "source_start": cited.sentence.start if cited is not None else None,
+        "source_end": cited.sentence.end if cited is not None else None,
+    }

@@ -1,0 +1,330 @@
+"""`python -m api.evaluate --answers`: answer quality through the real chat path.
+
+The documents are indexed as the retrieval report indexes them; a generation worker is started with the offline
+model (`api.chat.loopback.worker_process`) and every question is asked through the chat's own `prepare → store →
+stream` (the route's steps, without HTTP and sign-in) against a temporary SQLite database migrated to head.
+Recorded per question: the quote, the generated answer, the `support` event, the final state and stop reason,
+and the time from arrival to the `quote` event and to the first text. Reported: the key-fact rate of the quote
+and of the answer (the question's `answer` key phrase, normalised: `api.evaluation.key_facts`), the share of
+generated sentences supported and flagged, generated numbers shown without support (each flagged), "niet
+gevonden" on unanswerable questions, looping answers (stopped by the repetition guard), and the timings.
+"""
+
+import asyncio
+import csv
+import html
+import json
+import logging
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from api.answers.matching import numbers
+from api.chat import answering
+from api.chat.loopback import worker_process
+from api.chat.runtime import ChatRuntime, pool_from_settings
+from api.chat.settings import ChatSettings
+from api.evaluation.configs import RetrievalConfig
+from api.evaluation.corpus import CleanedDocument
+from api.evaluation.key_facts import holds_key_fact
+from api.evaluation.queries import EvalQuery
+from api.evaluation.runner import build_index
+from api.models import Conversation, MessageState, Role
+from api.schema import migrate
+from api.services import users
+from ingest.database import get_engine
+from ingest.embedding import Embedder
+from ingest.retrieval import Retriever
+from ingest.settings import IngestSettings
+
+log = logging.getLogger(__name__)
+
+OFFLINE_GENERATOR = "google/gemma-3-270m"
+REPETITION = "repetition"
+
+
+@dataclass
+class AnswerObservation:
+    question: str
+    answerable: bool
+    key_phrase: str | None
+    state: str = ""
+    stop_reason: str | None = None
+    quote: str | None = None
+    answer: str = ""
+    quote_has_fact: bool | None = None
+    answer_has_fact: bool | None = None
+    sentences: int = 0
+    supported: int = 0
+    flagged: int = 0
+    numbers_unchecked: int = 0  # sentences stating a number, neither supported nor flagged (must stay 0)
+    warning: bool = False
+    seconds_to_sources: float | None = None
+    seconds_to_quote: float | None = None
+    seconds_to_text: float | None = None
+    support: list[dict[str, Any]] = field(default_factory=list)
+
+
+def ask_answers(
+    documents: Sequence[CleanedDocument],
+    queries: Sequence[EvalQuery],
+    model: str = OFFLINE_GENERATOR,
+    max_new_tokens: int = 96,
+    log_dir: Path | None = None,
+) -> list[AnswerObservation]:
+    """Index the documents, start a worker with `model`, ask every question through the chat; one observation
+    per question."""
+    settings = IngestSettings()
+    embedder = Embedder.from_settings(settings)
+    with tempfile.TemporaryDirectory(prefix="vraagbaak-answers-") as folder:
+        work = Path(folder)
+        index = build_index(documents, RetrievalConfig(), embedder, work / "index")
+        database_url = f"sqlite:///{work / 'answers.db'}"
+        migrate(database_url)
+        conversation_id = _conversation(database_url)
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+        worker_log = (log_dir or work) / "worker.log"
+        try:
+            with worker_process(worker_log, model, MAX_NEW_TOKENS=str(max_new_tokens)) as url:
+                chat = ChatSettings(worker_urls=[url], answer_max_new_tokens=max_new_tokens)
+                runtime = ChatRuntime(
+                    Retriever.from_settings(settings, index, embedder),
+                    pool_from_settings(chat),
+                    chat,
+                    database_url,
+                    "UZ Voorbeeld",
+                )
+                return asyncio.run(_ask_all(runtime, conversation_id, queries))
+        finally:
+            index.close()
+
+
+def _conversation(database_url: str) -> int:
+    with Session(get_engine(database_url)) as db:
+        user = users.create_user(db, "evaluatie", None, [Role.evaluator])
+        conversation = Conversation(user_id=user.id, title="Evaluatie")
+        db.add(conversation)
+        db.commit()
+        return conversation.id
+
+
+async def _ask_all(
+    runtime: ChatRuntime, conversation_id: int, queries: Sequence[EvalQuery]
+) -> list[AnswerObservation]:
+    observations = []
+    for number, query in enumerate(queries, start=1):
+        observation = await _ask(runtime, conversation_id, query)
+        log.info(
+            "%d/%d %s: %s, quote %s, answer %s",
+            number,
+            len(queries),
+            query.question,
+            observation.state,
+            observation.quote_has_fact,
+            observation.answer_has_fact,
+        )
+        observations.append(observation)
+    return observations
+
+
+async def _ask(runtime: ChatRuntime, conversation_id: int, query: EvalQuery) -> AnswerObservation:
+    observation = AnswerObservation(query.question, bool(query.relevant_documents), query.answer)
+    received = time.perf_counter()
+    question = answering.Question(conversation_id, query.question, retrieval_only=False)
+    prepared = await answering.prepare(runtime, question, received)
+    message_id = await answering.store(runtime, prepared)
+    parts: list[str] = []
+    async for event in answering.stream(runtime, prepared, message_id):
+        name, data = event["event"], json.loads(event["data"])
+        elapsed = time.perf_counter() - received
+        if name == "sources":
+            observation.seconds_to_sources = elapsed
+        elif name == "quote":
+            observation.seconds_to_quote = elapsed
+            observation.quote = data["quote"]["text"] if data["quote"] else None
+        elif name == "delta":
+            if observation.seconds_to_text is None:
+                observation.seconds_to_text = elapsed
+            parts.append(data["text"])
+        elif name == "support":
+            observation.support = data["sentences"]
+            observation.warning = data["warning"]
+        elif name == "done":
+            observation.state, observation.stop_reason = data["state"], data["stop_reason"]
+    observation.answer = "".join(parts)
+    _judge(observation)
+    return observation
+
+
+def _judge(observation: AnswerObservation) -> None:
+    generated = observation.state != MessageState.not_found
+    if observation.key_phrase:
+        observation.quote_has_fact = holds_key_fact(observation.quote, observation.key_phrase)
+        observation.answer_has_fact = generated and holds_key_fact(observation.answer, observation.key_phrase)
+    observation.sentences = len(observation.support)
+    observation.supported = sum(bool(s["supported"]) for s in observation.support)
+    observation.flagged = observation.sentences - observation.supported
+    # every reported sentence is supported or flagged; a number in text no sentence covers would be unchecked
+    uncovered = list(observation.answer)
+    for sentence in observation.support:
+        uncovered[sentence["start"] : sentence["end"]] = " " * (sentence["end"] - sentence["start"])
+    observation.numbers_unchecked = len(numbers("".join(uncovered))) if generated else 0
+
+
+@dataclass(frozen=True)
+class AnswerSummary:
+    questions: int
+    answerable_with_key: int
+    quote_key_fact_rate: float | None
+    answer_key_fact_rate: float | None
+    sentences: int
+    supported_share: float | None
+    flagged_share: float | None
+    warnings: int
+    numbers_unchecked: int
+    unanswerable: int
+    not_found_on_unanswerable: float | None
+    looping: int
+    median_seconds_to_sources: float | None
+    median_seconds_to_quote: float | None
+    median_quote_after_sources_ms: float | None
+    max_quote_after_sources_ms: float | None
+    median_seconds_to_text: float | None
+
+
+def summarise(observations: Sequence[AnswerObservation]) -> AnswerSummary:
+    keyed = [o for o in observations if o.answerable and o.key_phrase]
+    unanswerable = [o for o in observations if not o.answerable]
+    sentences = sum(o.sentences for o in observations)
+    gaps = [
+        (o.seconds_to_quote - o.seconds_to_sources) * 1000
+        for o in observations
+        if o.seconds_to_quote is not None and o.seconds_to_sources is not None
+    ]
+    return AnswerSummary(
+        questions=len(observations),
+        answerable_with_key=len(keyed),
+        quote_key_fact_rate=_share(sum(bool(o.quote_has_fact) for o in keyed), len(keyed)),
+        answer_key_fact_rate=_share(sum(bool(o.answer_has_fact) for o in keyed), len(keyed)),
+        sentences=sentences,
+        supported_share=_share(sum(o.supported for o in observations), sentences),
+        flagged_share=_share(sum(o.flagged for o in observations), sentences),
+        warnings=sum(o.warning for o in observations),
+        numbers_unchecked=sum(o.numbers_unchecked for o in observations),
+        unanswerable=len(unanswerable),
+        not_found_on_unanswerable=_share(
+            sum(o.state == MessageState.not_found for o in unanswerable), len(unanswerable)
+        ),
+        looping=sum(o.stop_reason == REPETITION for o in observations),
+        median_seconds_to_sources=_median([o.seconds_to_sources for o in observations]),
+        median_seconds_to_quote=_median([o.seconds_to_quote for o in observations]),
+        median_quote_after_sources_ms=_median(gaps),
+        max_quote_after_sources_ms=max(gaps, default=None),
+        median_seconds_to_text=_median([o.seconds_to_text for o in observations]),
+    )
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return statistics.median(present) if present else None
+
+
+LABELS = {
+    "questions": "Vragen",
+    "answerable_with_key": "Beantwoordbare vragen met kernzin",
+    "quote_key_fact_rate": "Citaat bevat het kernfeit",
+    "answer_key_fact_rate": "Gegenereerd antwoord bevat het kernfeit",
+    "sentences": "Gegenereerde zinnen",
+    "supported_share": "Zinnen gevonden in de bronnen",
+    "flagged_share": "Zinnen gemarkeerd als niet gevonden in de bronnen",
+    "warnings": "Antwoorden met waarschuwing",
+    "numbers_unchecked": "Getallen zonder bron en zonder markering",
+    "unanswerable": "Onbeantwoordbare vragen",
+    "not_found_on_unanswerable": "'Niet gevonden' op onbeantwoordbare vragen",
+    "looping": "Antwoorden afgebroken wegens herhaling",
+    "median_seconds_to_sources": "Mediaan tijd tot bronnen (s)",
+    "median_seconds_to_quote": "Mediaan tijd tot citaat (s)",
+    "median_quote_after_sources_ms": "Mediaan citaat na bronnen (ms)",
+    "max_quote_after_sources_ms": "Maximum citaat na bronnen (ms)",
+    "median_seconds_to_text": "Mediaan tijd tot eerste tekst (s)",
+}
+RATES = {"quote_key_fact_rate", "answer_key_fact_rate", "supported_share", "flagged_share"}
+RATES |= {"not_found_on_unanswerable"}
+
+
+def write_answer_report(
+    title: str, observations: Sequence[AnswerObservation], notes: Sequence[str], out: Path
+) -> list[Path]:
+    """answers.csv (one row per question), answers.json (summary and rows), answers.html (Dutch, one page)."""
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarise(observations)
+    rows = [asdict(o) for o in observations]
+    paths = [out / "answers.csv", out / "answers.json", out / "answers.html"]
+    with paths[0].open("w", newline="", encoding="utf-8") as handle:
+        columns = [name for name in rows[0] if name != "support"] + ["support"] if rows else []
+        writer = csv.DictWriter(handle, columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**row, "support": json.dumps(row["support"], ensure_ascii=False)})
+    payload = {"title": title, "notes": list(notes), "summary": asdict(summary), "questions": rows}
+    paths[1].write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+    paths[2].write_text(_html(title, summary, observations, notes), encoding="utf-8")
+    return paths
+
+
+def summary_lines(summary: AnswerSummary) -> list[str]:
+    return [f"{LABELS[name]}: {_format(name, value)}" for name, value in asdict(summary).items()]
+
+
+def _format(name: str, value: object) -> str:
+    if value is None:
+        return "–"
+    if name in RATES and isinstance(value, float):
+        return f"{value:.0%}"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _html(
+    title: str, summary: AnswerSummary, observations: Sequence[AnswerObservation], notes: Sequence[str]
+) -> str:
+    escape = html.escape
+    summary_rows = "".join(
+        f"<tr><th>{escape(LABELS[name])}</th><td>{escape(_format(name, value))}</td></tr>"
+        for name, value in asdict(summary).items()
+    )
+    question_rows = "".join(
+        "<tr>"
+        f"<td>{escape(o.question)}</td><td>{escape(o.key_phrase or '')}</td><td>{escape(o.quote or '—')}</td>"
+        f"<td>{_yes_no(o.quote_has_fact)}</td><td>{escape(o.answer)}</td><td>{_yes_no(o.answer_has_fact)}</td>"
+        f"<td>{o.supported}/{o.sentences}</td><td>{escape(o.state)}</td>"
+        "</tr>"
+        for o in observations
+    )
+    note_items = "".join(f"<li>{escape(note)}</li>" for note in notes)
+    return (
+        '<!doctype html><html lang="nl"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>body{{font-family:sans-serif;margin:2em}}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;text-align:left;"
+        "vertical-align:top}</style></head><body>"
+        f"<h1>Kwaliteit van de antwoorden: {escape(title)}</h1><table>{summary_rows}</table>"
+        "<h2>Per vraag</h2><table><tr><th>Vraag</th><th>Kernzin</th><th>Citaat</th><th>Kernfeit in citaat</th>"
+        "<th>Gegenereerd antwoord</th><th>Kernfeit in antwoord</th><th>Zinnen gevonden</th><th>Status</th></tr>"
+        f"{question_rows}</table><h2>Opmerkingen</h2><ul>{note_items}</ul></body></html>"
+    )
+
+
+def _yes_no(value: bool | None) -> str:
+    return "–" if value is None else ("ja" if value else "nee")

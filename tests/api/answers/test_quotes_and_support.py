@@ -1,0 +1,136 @@
+"""The quote and the support check on the sample procedures' passages, and on the bad input they must survive:
+no crash, and no quote rather than a wrong one."""
+
+import pytest
+
+from api.answers.quotes import select_quote
+from api.answers.support import support
+from ingest.pdf_reader import open_pdf
+from ingest.pipeline import parse_pdf
+from tests.conftest import REPO_ROOT
+
+HANDHYGIENE = "Handhygiëne en handalcohol"
+
+
+def passage(name: str, start: str, end: str) -> str:
+    """A passage of a sample procedure's real text, from `start` up to and including `end`."""
+    with open_pdf(REPO_ROOT / "samples" / "documents" / name, 50_000_000) as pdf:
+        text = parse_pdf(pdf).text.text
+    begin = text.index(start)
+    return text[begin : text.index(end, begin) + len(end)]
+
+
+@pytest.fixture(scope="module")
+def sources() -> list[dict[str, object]]:
+    return [
+        {
+            "document_id": "hh",
+            "title": HANDHYGIENE,
+            "page_start": 2,
+            "page_end": 2,
+            "chunk_index": 3,
+            "passage": passage(
+                "handhygiene.pdf", "5. Handalcohol: werkwijze", "Handen wassen duurt 40 tot 60 seconden."
+            ),
+            "score": 0.9,
+        }
+    ]
+
+
+def test_the_quote_is_the_step_that_answers_verbatim_with_its_offsets(
+    sources: list[dict[str, object]],
+) -> None:
+    quote = select_quote("hoe lang handen wrijven met handalcohol", sources)
+
+    assert quote is not None
+    assert quote["text"] == "3. Wrijf de handen 20 tot 30 seconden in tot ze volledig droog zijn."
+    assert str(sources[0]["passage"])[quote["start"] : quote["end"]] == quote["text"]
+    assert (quote["source_index"], quote["document_id"], quote["title"]) == (0, "hh", HANDHYGIENE)
+    assert (quote["page_start"], quote["page_end"]) == (2, 2)
+    assert 0 < quote["score"] <= 1
+
+
+def test_a_sentence_with_the_passages_numbers_is_supported_and_cited(
+    sources: list[dict[str, object]],
+) -> None:
+    checked = support("Wrijf de handen 20 tot 30 seconden in tot ze droog zijn.", sources)
+
+    [sentence] = checked.sentences
+    assert sentence["supported"] is True and sentence["citation"] == 1
+    passage_text = str(sources[0]["passage"])
+    assert passage_text[sentence["source_start"] : sentence["source_end"]] == (
+        "3. Wrijf de handen 20 tot 30 seconden in tot ze volledig droog zijn."
+    )
+    assert checked.warning is False
+
+
+def test_the_same_sentence_with_other_numbers_is_not_supported(sources: list[dict[str, object]]) -> None:
+    checked = support("Wrijf de handen 40 tot 60 seconden in tot ze droog zijn.", sources)
+
+    [sentence] = checked.sentences
+    assert sentence["supported"] is False
+    assert (sentence["citation"], sentence["source_start"], sentence["source_end"]) == (None, None, None)
+    assert checked.warning is True
+
+
+def test_decimal_comma_and_point_are_one_number() -> None:
+    glucagon = [
+        {"title": "Insulinepomp", "passage": "Geef glucagon: 0,5 mg i.m. bij een gewicht onder 25 kg."}
+    ]
+
+    assert support("Geef 0.5 mg glucagon i.m. onder 25 kg.", glucagon).sentences[0]["supported"] is True
+    assert support("Geef 5 mg glucagon i.m. onder 25 kg.", glucagon).sentences[0]["supported"] is False
+
+
+def test_offsets_of_answer_sentences_point_into_the_answer(sources: list[dict[str, object]]) -> None:
+    answer = "Handalcohol heeft geen effect op sporen van C. difficile. Het werkt op de huid en de sporen van norovirus."
+    checked = support(answer, sources)
+
+    assert [answer[s["start"] : s["end"]] for s in checked.sentences] == [
+        s["text"] for s in checked.sentences
+    ]
+    assert len(checked.sentences) == 2
+
+
+def test_an_empty_answer_has_no_sentences_and_no_warning(sources: list[dict[str, object]]) -> None:
+    assert support("", sources).sentences == []
+    assert support("", sources).warning is False
+
+
+def test_an_answer_cut_mid_sentence_by_stop_or_the_repetition_guard(sources: list[dict[str, object]]) -> None:
+    cut = "Wrijf de handen 20 tot 30 seconden in. Wrijf de handen 20 tot 30 seconden in. Wrijf de hand"
+
+    checked = support(cut, sources)
+
+    assert [s["supported"] for s in checked.sentences] == [True, True, True]
+    assert checked.sentences[-1]["text"] == "Wrijf de hand"
+
+
+def test_a_question_in_english_gets_no_quote(sources: list[dict[str, object]]) -> None:
+    assert select_quote("How long should I rub my hands?", sources) is None
+
+
+def test_a_question_without_content_words_gets_no_quote(sources: list[dict[str, object]]) -> None:
+    assert select_quote("hoe lang?", sources) is None
+
+
+def test_no_sources_no_quote_and_nothing_supported() -> None:
+    assert select_quote("hoe lang handen wrijven", []) is None
+    assert [s["supported"] for s in support("Wrijf 20 seconden.", []).sentences] == [False]
+
+
+def test_a_table_without_sentence_boundaries_gives_no_quote() -> None:
+    table = " ".join(f"handalcohol wrijven rij {i} {i} seconden" for i in range(200))
+    sources = [{"title": "Tabel", "passage": table, "document_id": "t", "page_start": 1, "page_end": 1}]
+
+    assert select_quote("hoe lang handen wrijven met handalcohol", sources) is None
+
+
+def test_very_long_passages_are_handled(sources: list[dict[str, object]]) -> None:
+    long = [{**sources[0], "passage": "\n".join([str(sources[0]["passage"])] * 200)}]
+
+    quote = select_quote("hoe lang handen wrijven met handalcohol", long)
+    checked = support("Wrijf de handen 20 tot 30 seconden in.", long)
+
+    assert quote is not None and quote["text"].startswith("3. Wrijf de handen 20 tot 30 seconden")
+    assert checked.sentences[0]["supported"] is True
