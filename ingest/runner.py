@@ -139,6 +139,7 @@ class Ingestion:
         jobs.claim(url, job_id)
         requested = [Path(path) for path in jobs.job_summary(url, job_id).requested]
         pending = jobs.pending_files(url, job_id)
+        log.info("ingestion job %d: %d files to read", job_id, len(pending))
         titles = self._metadata_titles(job_id, [path for _, path in pending])
         shared = shared_metadata_titles(url, titles)
         group: list[_Prepared] = []
