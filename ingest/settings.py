@@ -47,7 +47,7 @@ class IngestSettings(BaseSettings):
         600.0, gt=0, description="Wall-clock time one file's parsing may take; then it is killed (failed)."
     )
     parse_memory_mb: int = Field(
-        2048, ge=256, description="Address space of the child process that parses one file (RLIMIT_AS)."
+        2048, ge=512, description="Address space of the child process that parses one file (RLIMIT_AS)."
     )
     parse_attempts: int = Field(
         2,

@@ -15,7 +15,9 @@ from sqlalchemy import select
 from ingest import jobs
 from ingest.database import session_scope
 from ingest.embedding import Embedder
+from ingest.isolation import Limits, run_isolated
 from ingest.models import FileStatus, JobFile
+from ingest.pdf_reader import UnusableFile
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
@@ -130,3 +132,10 @@ def test_a_file_that_kills_its_job_is_given_up_after_the_set_attempts(
     )
     assert _attempts(ingest_settings.database_url, job_id) == (FileStatus.failed, 2)
     assert time.monotonic() - started < 30  # given up without parsing it a third time
+
+
+def test_a_child_that_needs_more_memory_than_allowed_ends_as_a_file_error() -> None:
+    four_gigabytes = 4 * 1024**3
+
+    with pytest.raises(UnusableFile, match=r"^te veel geheugen nodig bij het lezen \(meer dan 512 MB\)"):
+        run_isolated(bytearray, (four_gigabytes,), Limits(timeout_seconds=60, memory_mb=512), lambda: None)
