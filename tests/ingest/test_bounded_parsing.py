@@ -12,7 +12,7 @@ import psutil
 import pytest
 from sqlalchemy import select
 
-from ingest import jobs
+from ingest import isolation, jobs
 from ingest.database import session_scope
 from ingest.embedding import Embedder
 from ingest.isolation import Limits, run_isolated
@@ -139,3 +139,16 @@ def test_a_child_that_needs_more_memory_than_allowed_ends_as_a_file_error() -> N
 
     with pytest.raises(UnusableFile, match=r"^te veel geheugen nodig bij het lezen \(meer dan 512 MB\)"):
         run_isolated(bytearray, (four_gigabytes,), Limits(timeout_seconds=60, memory_mb=512), lambda: None)
+
+
+def test_the_heartbeat_moves_while_a_child_works_and_a_timed_out_child_is_reaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(isolation, "TICK_SECONDS", 0.1)
+    beats: list[float] = []
+
+    with pytest.raises(UnusableFile, match=r"^lezen duurde te lang \(langer dan 1.5 seconden\)"):
+        run_isolated(time.sleep, (60,), Limits(timeout_seconds=1.5, memory_mb=1024), lambda: beats.append(1))
+
+    assert len(beats) >= 5
+    assert all(child.ppid() == os.getpid() for child in psutil.Process().children(recursive=True))
