@@ -194,6 +194,28 @@ def set_file_status(
         session.execute(update(Job).where(Job.id == job_id).values(heartbeat_at=datetime.now(UTC)))
 
 
+def start_attempt(database_url: str, file_id: int, limit: int) -> bool:
+    """Count one more parsing attempt of a file (status `parsing`); False, counting nothing, when `limit`
+    attempts were already made: this job (or an earlier run of it that died while parsing) gave up on it."""
+    with session_scope(database_url) as session:
+        file = session.get(JobFile, file_id)
+        if file is None:
+            raise LookupError(f"job file {file_id} does not exist")
+        if file.attempts >= limit:
+            return False
+        file.attempts += 1
+        file.status = FileStatus.parsing
+        file.message = None
+        session.execute(update(Job).where(Job.id == file.job_id).values(heartbeat_at=datetime.now(UTC)))
+        return True
+
+
+def heartbeat(database_url: str, job_id: int) -> None:
+    """The job's owner is alive (called while a file is parsed in a child process)."""
+    with session_scope(database_url) as session:
+        session.execute(update(Job).where(Job.id == job_id).values(heartbeat_at=datetime.now(UTC)))
+
+
 def record_withdrawn(database_url: str, job_id: int, path: str, document_id: str, message: str) -> None:
     """Add to a job the file whose document it pruned, so the admin sees later what left search and when."""
     with session_scope(database_url) as session:

@@ -106,6 +106,8 @@ class JobFile(Base):
     document_id: Mapped[str | None] = mapped_column(String(64))
     chunks_total: Mapped[int] = mapped_column(Integer, default=0)
     chunks_done: Mapped[int] = mapped_column(Integer, default=0)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Parsing attempts started: a job resumed after dying on a file gives it up after `parse_attempts`."""
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
 
     job: Mapped[Job] = relationship(back_populates="files")

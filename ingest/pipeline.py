@@ -11,7 +11,7 @@ from pathlib import Path
 from ingest.chunking import indexed_text, split_into_chunks
 from ingest.document_text import DocumentText, assemble, clean_page_lines
 from ingest.metadata import DocumentTags
-from ingest.pdf_reader import PdfFile, UnusableFile, main_heading, page_texts
+from ingest.pdf_reader import PdfFile, UnusableFile, main_heading, open_pdf, page_texts
 from ingest.search.types import ChunkRecord
 from ingest.title import clean_metadata_title, document_title
 
@@ -53,6 +53,23 @@ def parse_pdf(
     return ParsedDocument(
         pdf.sha256, pdf.size_bytes, pdf.path, title, text, empty, clean_metadata_title(metadata_title)
     )
+
+
+def read_pdf(
+    path: Path, max_bytes: int, max_pages: int, title: str | None, shared_titles: Collection[str]
+) -> ParsedDocument:
+    """Open and parse a file, refusing one with more than `max_pages` pages before reading any page (run in a
+    bounded child process by the job runner: `isolation.py`)."""
+    with open_pdf(path, max_bytes) as pdf:
+        if pdf.page_count > max_pages:
+            raise UnusableFile(f"te veel pagina's: {pdf.page_count} (maximum {max_pages})")
+        return parse_pdf(pdf, title, shared_titles)
+
+
+def read_metadata_title(path: Path, max_bytes: int) -> tuple[str, str | None]:
+    """A file's content hash and cleaned metadata title."""
+    with open_pdf(path, max_bytes) as pdf:
+        return pdf.sha256, clean_metadata_title(pdf.metadata_title)
 
 
 def chunk_records(

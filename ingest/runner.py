@@ -12,7 +12,9 @@ Every step is safe to repeat, which is what makes a killed job resumable without
 Before parsing, the job reads every file's metadata title: a title that several documents carry (this job's
 files or recorded ones) names none of them (`ingest/title.py`), and an unchanged file recorded under such a title
 is parsed again, so that it gets its own title and its chunks are rewritten with it.
-One bad file never stops the job: it is marked failed with its reason and the next file goes on.
+One bad file never stops the job: it is marked failed with its reason and the next file goes on. Files are read
+in a child process bounded in time and memory (`isolation.py`), so no file can hang or kill the job, and a file
+whose parsing crashed `parse_attempts` times (in this run or in runs that died on it) is given up.
 """
 
 import logging
@@ -30,13 +32,14 @@ from numpy.typing import NDArray
 from ingest import jobs, pruning
 from ingest.documents import document_at, document_by_id, record_document, shared_metadata_titles
 from ingest.embedding import Embedder
+from ingest.isolation import ChildDied, Limits, run_isolated
 from ingest.metadata import DocumentTags, document_tags
 from ingest.models import FileStatus
-from ingest.pdf_reader import UnusableFile, file_sha256, open_pdf
-from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
+from ingest.pdf_reader import UnusableFile, file_sha256
+from ingest.pipeline import ParsedDocument, chunk_records, read_metadata_title, read_pdf
 from ingest.search.types import ChunkRecord, SearchIndex
 from ingest.settings import IngestSettings
-from ingest.title import clean_metadata_title, is_shared
+from ingest.title import is_shared
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +139,9 @@ class Ingestion:
         jobs.claim(url, job_id)
         requested = [Path(path) for path in jobs.job_summary(url, job_id).requested]
         pending = jobs.pending_files(url, job_id)
-        shared = shared_metadata_titles(url, self._metadata_titles([path for _, path in pending]))
+        log.info("ingestion job %d: %d files to read", job_id, len(pending))
+        titles = self._metadata_titles(job_id, [path for _, path in pending])
+        shared = shared_metadata_titles(url, titles)
         group: list[_Prepared] = []
         for position, (file_id, path) in enumerate(pending):
             self.progress.file_started(path, position, len(pending))
@@ -152,14 +157,41 @@ class Ingestion:
         jobs.finish(url, job_id)
         return jobs.job_summary(url, job_id)
 
-    def _metadata_titles(self, paths: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    def _metadata_titles(self, job_id: int, paths: Sequence[str]) -> dict[str, tuple[str, str | None]]:
         """Each file's content hash and cleaned metadata title, read before any file is parsed, so that the
         first of several files sharing a title is named knowing the later ones."""
         titles = {}
         for path in paths:  # a file that cannot be read fails in its own step, which records why
-            with suppress(Exception), open_pdf(Path(path), self.settings.max_pdf_mb * 1_000_000) as pdf:
-                titles[path] = (pdf.sha256, clean_metadata_title(pdf.metadata_title))
+            with suppress(Exception):
+                titles[path] = run_isolated(
+                    read_metadata_title, (Path(path), self._max_bytes), self._limits, self._tick(job_id)
+                )
         return titles
+
+    @property
+    def _max_bytes(self) -> int:
+        return self.settings.max_pdf_mb * 1_000_000
+
+    @property
+    def _limits(self) -> Limits:
+        return Limits(self.settings.parse_timeout_seconds, self.settings.parse_memory_mb)
+
+    def _tick(self, job_id: int) -> Callable[[], None]:
+        return partial(jobs.heartbeat, self.settings.database_url, job_id)
+
+    def _parse(
+        self, job_id: int, file_id: int, path: Path, title: str | None, shared: frozenset[str]
+    ) -> ParsedDocument:
+        """Parse in a bounded child; a child that died is tried again until the file's attempts are spent."""
+        reason = "het lezen brak af doordat het ingestproces stopte"
+        arguments = (path, self._max_bytes, self.settings.max_pdf_pages, title, shared)
+        while jobs.start_attempt(self.settings.database_url, file_id, self.settings.parse_attempts):
+            try:
+                return run_isolated(read_pdf, arguments, self._limits, self._tick(job_id))
+            except ChildDied as error:
+                log.warning("parsing %s: %s", path, error)
+                reason = str(error)
+        raise UnusableFile(f"opgegeven na {self.settings.parse_attempts} pogingen: {reason}")
 
     def _enqueue(self, group: list[_Prepared], prepared: _Prepared) -> None:
         """Add a file to the group waiting for vectors; a file with the same content as one already waiting
@@ -200,22 +232,19 @@ class Ingestion:
         """Parse and chunk a file, or decide that it needs no embedding (unchanged, duplicate, already indexed);
         `shared`: the metadata titles several documents carry."""
         url = self.settings.database_url
-        jobs.set_file_status(url, file_id, FileStatus.parsing)
-        with open_pdf(path, self.settings.max_pdf_mb * 1_000_000) as pdf:
-            searchable = self.index.document_ids()
-            existing = document_by_id(url, pdf.sha256)
-            if existing is not None and pdf.sha256 in searchable:
-                if existing.source_path == str(path):
-                    if existing.job_id == job_id:
-                        return Outcome(FileStatus.indexed, None, pdf.sha256)
-                    if not is_shared(existing.title, shared):
-                        return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", pdf.sha256)
-                elif file_sha256(Path(existing.source_path)) == pdf.sha256:
-                    return Outcome(
-                        FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", pdf.sha256
-                    )
-            tags = document_tags(path, _root_of(path, requested))
-            parsed = parse_pdf(pdf, tags.title, shared)
+        searchable = self.index.document_ids()
+        sha256 = _content_hash(path, self._max_bytes)
+        existing = document_by_id(url, sha256) if sha256 is not None else None
+        if existing is not None and sha256 in searchable:
+            if existing.source_path == str(path):
+                if existing.job_id == job_id:
+                    return Outcome(FileStatus.indexed, None, sha256)
+                if not is_shared(existing.title, shared):
+                    return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", sha256)
+            elif file_sha256(Path(existing.source_path)) == sha256:
+                return Outcome(FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", sha256)
+        tags = document_tags(path, _root_of(path, requested))
+        parsed = self._parse(job_id, file_id, path, tags.title, shared)
         records = chunk_records(parsed, tags, self.settings.chunk_size, self.settings.chunk_overlap)
         jobs.set_file_status(
             url,
@@ -310,6 +339,15 @@ def _root_of(path: Path, requested: Sequence[Path]) -> Path | None:
     """The requested folder a file was found in (the deepest one), for folder-name tags."""
     folders = [folder for folder in requested if path.is_relative_to(folder) and path != folder]
     return max(folders, key=lambda folder: len(folder.parts), default=None)
+
+
+def _content_hash(path: Path, max_bytes: int) -> str | None:
+    """What the file holds, to find it unchanged or a copy without parsing it (None: unreadable or too large,
+    which its parsing reports)."""
+    with suppress(OSError):
+        if path.stat().st_size <= max_bytes:
+            return file_sha256(path)
+    return None
 
 
 def _warnings(parsed: ParsedDocument) -> str | None:

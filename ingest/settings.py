@@ -40,6 +40,21 @@ class IngestSettings(BaseSettings):
         "VraagbaakChunk", pattern=r"^[A-Z][_0-9A-Za-z]*$", description="Weaviate collection of the chunks."
     )
     max_pdf_mb: int = Field(200, ge=1, description="Larger files are refused (failed), not parsed.")
+    max_pdf_pages: int = Field(
+        5000, ge=1, description="Files with more pages are refused (failed) before any page is read."
+    )
+    parse_timeout_seconds: float = Field(
+        600.0, gt=0, description="Wall-clock time one file's parsing may take; then it is killed (failed)."
+    )
+    parse_memory_mb: int = Field(
+        2048, ge=512, description="Address space of the child process that parses one file (RLIMIT_AS)."
+    )
+    parse_attempts: int = Field(
+        2,
+        ge=1,
+        description="Parsing attempts per file in a job (a crashed child, a job killed while parsing): "
+        "then the file is failed, also when the job is resumed.",
+    )
     retrieval_alpha: float = Field(
         DEFAULT_ALPHA,
         ge=0.0,

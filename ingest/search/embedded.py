@@ -236,7 +236,7 @@ class EmbeddedIndex:
         parts = [(self._segment(name), live[name]) for name in group]
         name = self._write_new_segment(merged_data(parts), manifest.generation)
         merged = manifest.retiring(set(group))
-        log.info("merged %d segments (%d chunks) into %s", len(group), sum(len(r) for _, r in parts), name)
+        log.debug("merged %d segments (%d chunks) into %s", len(group), sum(len(r) for _, r in parts), name)
         return self._merged(replace(merged, segments=(*merged.segments, SegmentEntry(name))))
 
     def _merge_group(self, manifest: Manifest, live: dict[str, NDArray[np.int64]]) -> list[str]:

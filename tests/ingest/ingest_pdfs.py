@@ -188,3 +188,32 @@ def form_pdf(path: Path, forms: Mapping[str, Sequence[Step]], pages: Sequence[Se
         canvas.showPage()
     canvas.save()
     return path
+
+
+def shared_stream_pdf(path: Path, pages: int, stream_lines: int = 2000) -> Path:
+    """A hostile PDF: `pages` pages that all draw one large content stream (written once, as a compressed
+    bomb would be), so the file is small but reading its text is hours of work."""
+    line = b"BT /F1 11 Tf 72 700 Td (Koorts bij kinderen: paracetamol volgens protocol.) Tj ET\n"
+    content = line * stream_lines
+    first_page = 5
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(b"%d 0 R" % (first_page + n) for n in range(pages))
+        + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+    ]
+    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
+    objects += [page] * pages
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    path.write_bytes(bytes(out))
+    return path
