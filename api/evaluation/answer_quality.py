@@ -26,8 +26,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from api.answers.matching import numbers
-from api.chat import answering
 from api.bench.loopback import worker_process
+from api.chat import answering
 from api.chat.runtime import ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.evaluation.configs import RetrievalConfig
