@@ -1,5 +1,6 @@
 """What a sentence says, as the quote and the support check compare it: its content words (the abstention's own
-word rules, `api.chat.abstention`) and its numbers, normalised so "1,5" and "1.5" are one number."""
+word rules, `api.chat.abstention`), its numbers, normalised so "1,5" and "1.5" are one number, and whether it is
+negated ("Draag geen ringen" and "ring dragen" share their words but not their claim)."""
 
 import re
 from dataclasses import dataclass
@@ -8,6 +9,13 @@ from api.chat.abstention import Vocabulary, content_words
 
 # A number as procedures write it: "20", "0,5", "1.5", "3,9"; a range "20–30" is two numbers.
 _NUMBER = re.compile(r"(?<![\w,.])\d+(?:[.,]\d+)?(?![\d])")
+_NEGATION = re.compile(
+    r"\b(?:geen|niet|nooit|niets|niemand|nergens|noch|zonder|no|not|never)\b", re.IGNORECASE
+)
+
+
+def negated(text: str) -> bool:
+    return _NEGATION.search(text) is not None
 
 
 def numbers(text: str) -> frozenset[str]:
@@ -27,10 +35,11 @@ class Claim:
 
     words: tuple[str, ...]
     numbers: frozenset[str]
+    negated: bool = False
 
     @classmethod
     def of(cls, text: str) -> "Claim":
-        return cls(tuple(w for w in content_words(text) if not w.isdigit()), numbers(text))
+        return cls(tuple(w for w in content_words(text) if not w.isdigit()), numbers(text), negated(text))
 
     @property
     def empty(self) -> bool:
@@ -39,11 +48,13 @@ class Claim:
 
 @dataclass(frozen=True)
 class Match:
-    """How much of a claim one passage sentence holds: shares of its words and of its numbers."""
+    """How much of a claim one passage sentence holds: shares of its words and of its numbers, and whether both
+    are negated or neither is."""
 
     words: float
     numbers: float
     score: float  # words and numbers together, each counted once
+    same_polarity: bool = True
 
     @property
     def numbers_match(self) -> bool:
@@ -61,4 +72,5 @@ def match(claim: Claim, passage_sentence: str, context: str = "") -> Match:
         held_words / len(claim.words) if claim.words else 1.0,
         held_numbers / len(claim.numbers) if claim.numbers else 1.0,
         (held_words + held_numbers) / total if total else 0.0,
+        claim.negated == negated(passage_sentence),
     )

@@ -5,9 +5,11 @@ A sentence's support score is the share of its content words (the abstention's w
 passage sentence holds (the document's title counts as context for the words). It is supported when that passage
 sentence holds at least MIN_SUPPORT of its content words and every number it states, exactly: "20 tot 30
 seconden" is not supported by "40 tot 60 seconden" however many words they share, and the right numbers in a
-sentence about something else ("Handen wassen duurt 40 tot 60 seconden." for rubbing) do not support it either. A sentence with neither content words nor
-numbers ("Ja.") is not supported: there is nothing in it to check. The answer gets a warning when more than half
-of its sentences are unsupported.
+sentence about something else ("Handen wassen duurt 40 tot 60 seconden." for rubbing) do not support it either.
+Nor does a sentence negated where the answer is not, or the other way round ("Ja, ring dragen tijdens zorg." next
+to "Draag geen ringen tijdens de zorg."). A sentence with neither content words nor numbers ("Ja.") is not
+supported: there is nothing in it to check. The answer gets a warning when more than half of its sentences are
+unsupported.
 """
 
 from collections.abc import Sequence
@@ -45,8 +47,12 @@ def support(answer: str, sources: Sequence[dict[str, Any]], min_support: float =
     return Support(sentences, unsupported * 2 > len(sentences))
 
 
+def _holds(found: Match, min_support: float) -> bool:
+    return found.numbers_match and found.same_polarity and found.words >= min_support
+
+
 def _rank(found: Match) -> tuple[bool, float, float]:
-    return (found.numbers_match and found.words > 0, found.words, found.score)
+    return (found.numbers_match and found.same_polarity and found.words > 0, found.words, found.score)
 
 
 def _aligned(sentence: Sentence, passages: Sequence[_PassageSentence], min_support: float) -> dict[str, Any]:
@@ -58,7 +64,7 @@ def _aligned(sentence: Sentence, passages: Sequence[_PassageSentence], min_suppo
             if best is None or _rank(found) > _rank(best[0]):
                 best = (found, passage)
     score = best[0].score if best is not None else 0.0
-    supported = best is not None and best[0].numbers_match and best[0].words >= min_support
+    supported = best is not None and _holds(best[0], min_support)
     cited = best[1] if supported and best is not None else None
     return {
         "text": sentence.text,

@@ -134,3 +134,30 @@ def test_very_long_passages_are_handled(sources: list[dict[str, object]]) -> Non
 
     assert quote is not None and quote["text"].startswith("3. Wrijf de handen 20 tot 30 seconden")
     assert checked.sentences[0]["supported"] is True
+
+
+@pytest.fixture(scope="module")
+def rules() -> list[dict[str, object]]:
+    return [
+        {
+            "document_id": "hh",
+            "title": HANDHYGIENE,
+            "page_start": 1,
+            "page_end": 1,
+            "chunk_index": 1,
+            "passage": passage("handhygiene.pdf", "Draag geen ringen", "tijdens de zorg."),
+            "score": 0.9,
+        }
+    ]
+
+
+def test_a_sentence_that_says_the_opposite_of_the_passage_is_not_supported(
+    rules: list[dict[str, object]],
+) -> None:
+    """The 270M model answered "Ja, ring dragen tijdens zorg." next to "Draag geen ringen …": the same words, the
+    opposite claim. A negation on one side only is not support."""
+    opposite = support("Ja, ring dragen tijdens zorg.", rules)
+    same = support("Draag geen ringen tijdens de zorg.", rules)
+
+    assert [sentence["supported"] for sentence in opposite.sentences] == [False]
+    assert [sentence["supported"] for sentence in same.sentences] == [True]
