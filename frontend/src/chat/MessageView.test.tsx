@@ -164,4 +164,11 @@ describe("MessageView", () => {
     expect(container.querySelector("img")?.getAttribute("onerror") ?? null).toBeNull();
     expect(screen.getByText(UNSUPPORTED)).toBeTruthy();
   });
+  it("numbers a citation as its document in the list of documents used, whichever passage of it is cited", () => {
+    const secondPassage = { ...handAlcohol, chunk_index: 8 } as Source;
+    const cites = (citation: number): AnswerSentence => ({ ...sentences[0], citation });
+    show({ ...checked, sources: [handAlcohol, secondPassage, source], sentences: [cites(2), cites(3)] });
+    const numbers = screen.getAllByRole("button", { name: /^Bron \[\d\]/ }).map((c) => c.textContent);
+    expect(numbers).toEqual(["[1]", "[2]"]);
+  });
 });

@@ -2,7 +2,7 @@
 // checked), its state, and the documents it used.
 import type { AnswerSentence, DocumentFeedback, MessageState, Quote, Source } from "../api/types";
 import { renderInlineMarkdown, renderMarkdown } from "./markdown";
-import { SourceList, pagesText } from "./SourceList";
+import { SourceList, documentNumber, pagesText } from "./SourceList";
 import {
   GENERATED_HEADING,
   NEAREST_HEADING,
@@ -137,6 +137,7 @@ function pieces(answer: string, sentences: AnswerSentence[]): (string | { text: 
 
 function CheckedSentence({ text, sentence, sources, onOpen }: { text: string; sentence: AnswerSentence; sources: Source[]; onOpen: OpenSource }) {
   const source = sentence.citation !== null ? sources[sentence.citation - 1] : undefined;
+  const number = sentence.citation !== null ? documentNumber(sources, sentence.citation - 1) : null;
   const html = { __html: renderInlineMarkdown(text) };
   if (!sentence.supported)
     return (
@@ -155,14 +156,14 @@ function CheckedSentence({ text, sentence, sources, onOpen }: { text: string; se
   return (
     <span className="sentence supported">
       <span dangerouslySetInnerHTML={html} />
-      {source && sentence.citation !== null && (
+      {source && number !== null && (
         <button
           type="button"
           className="citation"
-          aria-label={citationLabel(sentence.citation, source.title, pagesText(source))}
+          aria-label={citationLabel(number, source.title, pagesText(source))}
           onClick={() => onOpen(source, supporting || undefined)}
         >
-          [{sentence.citation}]
+          [{number}]
         </button>
       )}
     </span>

@@ -63,6 +63,13 @@ export function groupByDocument(sources: readonly Source[]): Source[][] {
   return [...groups.values()];
 }
 
+/** The 1-based number of `sources[index]`'s document in the list of documents used (`groupByDocument`'s order):
+ * what a citation [n] shows, so it points at the numbered document the clinician sees below the answer. */
+export function documentNumber(sources: readonly Source[], index: number): number {
+  const documents = [...new Set(sources.map((source) => source.document_id))];
+  return documents.indexOf(sources[index].document_id) + 1;
+}
+
 /** A document's passages that lie on the same page(s), together: one "Document bekijken" per page, not three
  * identical rows (the viewer opens the best of them, the first). */
 export function groupByPages(passages: readonly Source[]): Source[][] {
