@@ -116,7 +116,7 @@ try {
       const flagged = stored.sentences.filter((s) => !s.supported).length;
       check((await generated.getByRole("button", { name: /^Bron \[\d+\]/ }).count()) === cited, `${cited} citations shown for "${question}"`);
       check((await generated.getByText(UNSUPPORTED).count()) === flagged, `${flagged} flagged sentences shown for "${question}"`);
-      check((await article.getByText(/^Let op: de meeste zinnen/).count()) === (stored.support_warning ? 1 : 0), `the warning shown iff stored (${stored.support_warning})`);
+      check((await article.getByRole("note").filter({ hasText: "Let op: de meeste zinnen" }).count()) === (stored.support_warning ? 1 : 0), `the warning shown iff stored (${stored.support_warning})`);
       answered.push({ article, stored, cited, flagged });
     });
     if (answered.some((a) => a.stored.quote) && answered.some((a) => a.cited > 0) && answered.some((a) => a.flagged > 0)) break;
