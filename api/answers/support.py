@@ -8,7 +8,8 @@ seconden" is not supported by "40 tot 60 seconden" however many words they share
 sentence about something else ("Handen wassen duurt 40 tot 60 seconden." for rubbing) do not support it either.
 Nor does a sentence negated where the answer is not, or the other way round ("Ja, ring dragen tijdens zorg." next
 to "Draag geen ringen tijdens de zorg."). A sentence with neither content words nor numbers ("Ja.") is not
-supported: there is nothing in it to check. The answer gets a warning when more than half of its sentences are
+supported: there is nothing in it to check; nor is a question, or a sentence that only repeats the question's words
+(a citation would vouch for a claim that was never made). The answer gets a warning when more than half of its sentences are
 unsupported.
 """
 
@@ -35,14 +36,17 @@ class Support:
     warning: bool
 
 
-def support(answer: str, sources: Sequence[dict[str, Any]], min_support: float = MIN_SUPPORT) -> Support:
+def support(
+    answer: str, sources: Sequence[dict[str, Any]], min_support: float = MIN_SUPPORT, question: str = ""
+) -> Support:
     """The answer's sentences (docs/api.md `AnswerSentence`) and whether most of them are unsupported."""
     passages = [
         _PassageSentence(index, sentence, str(source.get("title") or ""))
         for index, source in enumerate(sources)
         for sentence in split_sentences(str(source.get("passage") or ""))
     ]
-    sentences = [_aligned(sentence, passages, min_support) for sentence in split_sentences(answer)]
+    asked = Claim.of(question)
+    sentences = [_aligned(sentence, passages, min_support, asked) for sentence in split_sentences(answer)]
     unsupported = sum(not sentence["supported"] for sentence in sentences)
     return Support(sentences, unsupported * 2 > len(sentences))
 
@@ -55,10 +59,17 @@ def _rank(found: Match) -> tuple[bool, float, float]:
     return (found.numbers_match and found.same_polarity and found.words > 0, found.words, found.score)
 
 
-def _aligned(sentence: Sentence, passages: Sequence[_PassageSentence], min_support: float) -> dict[str, Any]:
+def _claims_nothing(sentence: str, claim: Claim, asked: Claim) -> bool:
+    repeats_question = not claim.numbers and set(claim.words) <= set(asked.words)
+    return claim.empty or sentence.rstrip().endswith("?") or repeats_question
+
+
+def _aligned(
+    sentence: Sentence, passages: Sequence[_PassageSentence], min_support: float, asked: Claim
+) -> dict[str, Any]:
     claim = Claim.of(sentence.text)
     best: tuple[Match, _PassageSentence] | None = None
-    if not claim.empty:
+    if not _claims_nothing(sentence.text, claim, asked):
         for passage in passages:
             found = match(claim, passage.sentence.text, passage.title)
             if best is None or _rank(found) > _rank(best[0]):

@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -258,7 +259,9 @@ async def _finish(
 ) -> tuple[dict[str, Any], Support]:
     """Check the answer's sentences against the sources and store how the answer ended; the stats for the `done`
     event (whose timings also count that write) and the support for the `support` event."""
-    checked = await run_in_threadpool(support, ending.answer, prepared.sources)
+    checked = await run_in_threadpool(
+        partial(support, question=prepared.question.text), ending.answer, prepared.sources
+    )
     stats = _with_timings(prepared.stats, prepared.started, ending.worker_seconds)
     stats["worker"] = {**stats.get("worker", {}), **ending.worker_stats}
     state = ending.state or MessageState.failed

@@ -161,3 +161,17 @@ def test_a_sentence_that_says_the_opposite_of_the_passage_is_not_supported(
 
     assert [sentence["supported"] for sentence in opposite.sentences] == [False]
     assert [sentence["supported"] for sentence in same.sentences] == [True]
+
+
+def test_a_sentence_that_only_repeats_the_question_is_not_cited(sources: list[dict[str, object]]) -> None:
+    """The tiny model often starts by echoing the question; its words are in the passage, but it claims nothing, so
+    a citation would vouch for nothing. A sentence asking something claims nothing either."""
+    question = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
+    checked = support(
+        "Hoe lang moet ik mijn handen wrijven met handalcohol. Wrijf de handen 20 tot 30 seconden in tot ze droog "
+        "zijn. Wrijf ik de handen 20 tot 30 seconden in?",
+        sources,
+        question=question,
+    )
+
+    assert [sentence["supported"] for sentence in checked.sentences] == [False, True, False]
