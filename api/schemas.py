@@ -20,6 +20,14 @@ Text = Annotated[str, AfterValidator(refuse_nul)]
 """Every string a client sends: body fields, path and query parameters."""
 
 
+def _utc(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes, stored in UTC: every moment a client reads carries its offset."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+
+
 class UserOut(BaseModel):
     id: int
     username: str
@@ -50,8 +58,8 @@ class ConversationOut(BaseModel):
 
     id: int
     title: str
-    created_at: datetime
-    updated_at: datetime
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
 
 
 class DocumentFeedbackIn(BaseModel):
@@ -66,7 +74,7 @@ class DocumentFeedbackOut(BaseModel):
     document_id: str
     contains_answer: bool | None
     highlight_correct: bool | None
-    updated_at: datetime
+    updated_at: UtcDatetime
 
 
 class MessageOut(BaseModel):
@@ -77,7 +85,7 @@ class MessageOut(BaseModel):
     answer: str
     state: str
     stop_reason: str | None
-    created_at: datetime
+    created_at: UtcDatetime
     sources: list[dict[str, Any]]
     feedback: list[DocumentFeedbackOut]
     model: str | None
@@ -118,7 +126,7 @@ class DocumentOut(BaseModel):
     chunk_count: int
     audiences: list[str]
     departments: list[str]
-    ingested_at: datetime
+    ingested_at: UtcDatetime
 
 
 class PassageOut(BaseModel):
@@ -146,8 +154,8 @@ class JobFileOut(BaseModel):
 class JobOut(BaseModel):
     id: int
     status: JobStatus
-    created_at: datetime
-    finished_at: datetime | None
+    created_at: UtcDatetime
+    finished_at: UtcDatetime | None
     progress: float = Field(ge=0, le=1)
     counts: dict[str, int]
     files: list[JobFileOut]
@@ -167,14 +175,6 @@ class UserUpdate(BaseModel):
     roles: list[Role] | None = None
     disabled: bool | None = None
     password: Text | None = Field(None, min_length=1, max_length=1024)
-
-
-def _utc(moment: datetime) -> datetime:
-    """SQLite gives back naive datetimes, stored in UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
 
 
 class ApiTokenOut(BaseModel):
@@ -209,7 +209,7 @@ class EvaluationSetOut(BaseModel):
     unresolved: list[str] = Field(
         description="References that name no indexed document (left out of averages)."
     )
-    created_at: datetime
+    created_at: UtcDatetime
 
 
 class ReportCreate(BaseModel):
@@ -223,8 +223,8 @@ class ReportOut(BaseModel):
     set_id: int
     status: str
     progress: float
-    created_at: datetime
-    finished_at: datetime | None
+    created_at: UtcDatetime
+    finished_at: UtcDatetime | None
     error: str | None
     metrics: dict[str, dict[str, float]]
     files: list[str]

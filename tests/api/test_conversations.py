@@ -44,3 +44,14 @@ def test_a_too_long_title_is_refused(sign_in: SignIn) -> None:
     ann: TestClient = sign_in("ann", Role.clinician)
 
     assert ann.post("/api/conversations", json={"title": "x" * 201}).status_code == 422
+
+
+def test_every_moment_says_it_is_utc_so_a_browser_in_another_zone_reads_it_right(sign_in: SignIn) -> None:
+    """SQLite hands back naive datetimes; sent without an offset, a browser in Brussels read 23:16 UTC as 23:16
+    local time and put a conversation of tonight under "Gisteren"."""
+    ann = sign_in("ann", Role.clinician)
+    created = ann.post("/api/conversations", json={"title": "Insuline"}).json()
+    listed = ann.get("/api/conversations").json()
+
+    for moment in (created["created_at"], created["updated_at"], listed[0]["created_at"], listed[0]["updated_at"]):
+        assert moment.endswith(("Z", "+00:00")), moment
