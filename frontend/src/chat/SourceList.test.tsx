@@ -105,6 +105,16 @@ describe("SourceList in documents-only mode", () => {
     expect([...container.querySelectorAll("mark")].map((mark) => mark.textContent)).toEqual(["stuwband", "zitten", "stuwband"]);
   });
 
+  it("gives each shown passage its own viewer button, so a second passage of the page opens highlighted", () => {
+    const onOpen = vi.fn();
+    const sources = [onPage2(4, "De stuwband blijft maximaal 60 minuten zitten."), onPage2(5, "Verwijder stuwbanden na de afname.")];
+    render(<SourceList messageId={null} sources={sources} feedback={[]} heading="Gebruikte documenten" onOpen={onOpen} passagesFor="stuwband?" />);
+    const buttons = screen.getAllByRole("button", { name: "Document bekijken" });
+    expect(buttons).toHaveLength(2);
+    fireEvent.click(buttons[1]);
+    expect(onOpen).toHaveBeenCalledWith(sources[1]);
+  });
+
   it("shows no passage text when an answer was generated", () => {
     const { container } = render(<SourceList messageId={null} sources={[source]} feedback={[]} heading="Gebruikte documenten" onOpen={vi.fn()} />);
     expect(container.querySelector("blockquote")).toBeNull();

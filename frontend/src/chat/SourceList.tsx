@@ -29,15 +29,21 @@ export function SourceList({ messageId, sources, feedback, heading, onOpen, pass
                 <li key={samePages[0].chunk_index}>
                   <span className="pages">{pagesText(samePages[0])}</span>
                   {samePages.length > 1 && <span className="count">({samePages.length} passages)</span>}
-                  <button type="button" onClick={() => onOpen(samePages[0])}>
-                    Document bekijken
-                  </button>
-                  {passagesFor !== undefined &&
+                  {passagesFor === undefined ? (
+                    <button type="button" onClick={() => onOpen(samePages[0])}>
+                      Document bekijken
+                    </button>
+                  ) : (
+                    // Documents only: each passage's text with its own button, so each can be opened highlighted.
                     samePages.map((source) => (
-                      <blockquote key={source.chunk_index} className="passage-text">
-                        {markWords(source.passage, passagesFor)}
-                      </blockquote>
-                    ))}
+                      <div key={source.chunk_index} className="passage-item">
+                        <blockquote className="passage-text">{markWords(source.passage, passagesFor)}</blockquote>
+                        <button type="button" onClick={() => onOpen(source)}>
+                          Document bekijken
+                        </button>
+                      </div>
+                    ))
+                  )}
                 </li>
               ))}
             </ul>
