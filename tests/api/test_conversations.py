@@ -53,5 +53,10 @@ def test_every_moment_says_it_is_utc_so_a_browser_in_another_zone_reads_it_right
     created = ann.post("/api/conversations", json={"title": "Insuline"}).json()
     listed = ann.get("/api/conversations").json()
 
-    for moment in (created["created_at"], created["updated_at"], listed[0]["created_at"], listed[0]["updated_at"]):
+    for moment in (
+        created["created_at"],
+        created["updated_at"],
+        listed[0]["created_at"],
+        listed[0]["updated_at"],
+    ):
         assert moment.endswith(("Z", "+00:00")), moment
