@@ -313,7 +313,7 @@ def test_the_pages_work_on_a_phone_by_keyboard_in_dutch_and_pass_axe(app_url: st
         rows = list(csv.reader(source))
     with excel_csv.open("w", newline="", encoding="utf-8-sig") as target:
         csv.writer(target, delimiter=";").writerows(
-            [*rows, ["Protocol dat niet bestaat?", "onbekend-protocol.pdf"]]
+            [*rows, ["Protocol dat niet bestaat?", "onbekend-protocol.pdf", ""]]
         )
     artifacts = FRONTEND / "e2e" / "artifacts" / "screen-pages"
     shutil.rmtree(artifacts, ignore_errors=True)
