@@ -5,13 +5,8 @@
 //   E2E_BASE_URL, E2E_USER, E2E_PASSWORD, E2E_ARTIFACTS, CHROMIUM.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { check, env, launchChromium } from "./common.mjs";
 
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const base = env("E2E_BASE_URL");
 const artifacts = env("E2E_ARTIFACTS");
 mkdirSync(artifacts, { recursive: true });
@@ -28,10 +23,6 @@ const QUESTIONS = [
 ];
 const UNSUPPORTED = "niet gevonden in de bronnen";
 const NO_QUOTE = "Geen passage gevonden die de vraag letterlijk beantwoordt.";
-
-function check(condition, message) {
-  if (!condition) throw new Error(`check failed: ${message}`);
-}
 
 /** Letters and digits only, lower-cased: how src/pdf/locate.ts compares the text layer with stored text. */
 const letters = (text) => [...text.normalize("NFKC").toLowerCase()].filter((c) => /[\p{L}\p{N}]/u.test(c)).join("");
@@ -82,10 +73,7 @@ async function highlightInView(page) {
   return box !== null && box.y >= 0 && box.y + box.height <= viewport.height && box.x >= 0 && box.x < viewport.width;
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium();
 const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
 const page = await context.newPage();
 page.setDefaultTimeout(STEP_TIMEOUT);

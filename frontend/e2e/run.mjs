@@ -5,23 +5,14 @@
 import { readFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { check, env, launchChromium } from "./common.mjs";
 
 const require = createRequire(import.meta.url);
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const base = env("E2E_BASE_URL");
 const artifacts = env("E2E_ARTIFACTS");
 mkdirSync(artifacts, { recursive: true });
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const STEP_TIMEOUT = 180_000;
-
-function check(condition, message) {
-  if (!condition) throw new Error(`check failed: ${message}`);
-}
 
 let stepNumber = 0;
 async function step(page, name, body) {
@@ -72,10 +63,7 @@ async function ask(page, question) {
   return [...seen].filter((text) => text.length > 0);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium();
 const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
 const page = await context.newPage();
 page.setDefaultTimeout(STEP_TIMEOUT);

@@ -6,13 +6,8 @@
 // reason, screenshots go to E2E_ARTIFACTS, and the script exits non-zero when any failed.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { check, env, launchChromium } from "./common.mjs";
 
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const base = env("E2E_BASE_URL");
 const artifacts = env("E2E_ARTIFACTS");
 mkdirSync(artifacts, { recursive: true });
@@ -20,10 +15,6 @@ const TIMEOUT = 120_000;
 // A question the samples answer (the tiny model takes seconds to write it): long enough to act while it streams.
 const ANSWERED = "Hoe lang mag een stuwband blijven zitten bij een bloedafname?";
 const FOOTER = "Protocol zuurstoftoediening op de verpleegafdeling 2025";
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
 
 /** Letters and digits only, lower-cased: how the stored passage and the PDF's text layer are compared. */
 const letters = (text) => text.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
@@ -109,10 +100,7 @@ async function storedLast(page, conversationId) {
   return (await api(page, base, `/api/conversations/${conversationId}`)).messages.at(-1);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium();
 const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
 const page = await context.newPage();
 page.setDefaultTimeout(TIMEOUT);

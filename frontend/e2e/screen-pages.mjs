@@ -7,24 +7,15 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, join } from "node:path";
-import { chromium } from "playwright-core";
+import { check, env, launchChromium } from "./common.mjs";
 
 const require = createRequire(import.meta.url);
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const base = env("E2E_BASE_URL");
 const artifacts = env("E2E_ARTIFACTS");
 mkdirSync(artifacts, { recursive: true });
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const STEP_TIMEOUT = 180_000;
 const PHONE = { width: 390, height: 844 };
-
-function check(condition, message) {
-  if (!condition) throw new Error(`check failed: ${message}`);
-}
 
 let stepNumber = 0;
 async function step(page, name, body) {
@@ -65,10 +56,7 @@ async function expectUncovered(locator, what) {
   check(!covered, `${what} is covered by another element`);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium();
 const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1, acceptDownloads: true, locale: "nl-NL", timezoneId: "Europe/Brussels" });
 const page = await context.newPage();
 page.setDefaultTimeout(STEP_TIMEOUT);

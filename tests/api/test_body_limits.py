@@ -3,7 +3,6 @@ MAX_UPLOAD_MB on the PDF upload, a few MB on the evaluation-set upload. nginx ap
 (tests/deploy/test_nginx.py). And no cache keeps an API answer."""
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -18,15 +17,8 @@ MANY_OBJECTS = b"[" + b"{}," * 40_000 + b"{}]"
 
 
 @pytest.fixture
-def api_settings(database_url: str, tmp_path: Path) -> ApiSettings:
-    return ApiSettings(
-        database_url=database_url,
-        upload_dir=tmp_path / "uploads",
-        report_dir=tmp_path / "reports",
-        frontend_dir=tmp_path / "no-frontend",
-        run_ingestion_jobs=False,
-        max_upload_mb=1,
-    )
+def api_settings(api_settings: ApiSettings) -> ApiSettings:
+    return api_settings.model_copy(update={"max_upload_mb": 1})
 
 
 def chunks(body: bytes, size: int = 8192) -> Iterator[bytes]:

@@ -2,7 +2,6 @@
 counts before its password is checked, so parallel guesses cannot all pass."""
 
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import pytest
@@ -23,16 +22,9 @@ BURST = 40
 
 
 @pytest.fixture
-def api_settings(database_url: str, tmp_path: Path) -> ApiSettings:
-    return ApiSettings(
-        database_url=database_url,
-        upload_dir=tmp_path / "uploads",
-        report_dir=tmp_path / "reports",
-        frontend_dir=tmp_path / "no-frontend",
-        run_ingestion_jobs=False,
-        login_attempts=3,
-        login_attempts_per_address=6,
-        login_attempts_per_account=8,
+def api_settings(api_settings: ApiSettings) -> ApiSettings:
+    return api_settings.model_copy(
+        update={"login_attempts": 3, "login_attempts_per_address": 6, "login_attempts_per_account": 8}
     )
 
 

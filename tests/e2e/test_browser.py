@@ -103,25 +103,19 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield api
 
 
-def test_clinician_admin_and_evaluator_do_their_job_in_the_browser(app_url: str, tmp_path: Path) -> None:
-    new_pdf, broken_pdf = tmp_path / "wondzorg.pdf", tmp_path / "kapot.pdf"
-    _write_procedure_pdf(new_pdf)
-    broken_pdf.write_bytes(b"%PDF-1.7\nthis file was cut off before its first object\n")
-    artifacts = FRONTEND / "e2e" / "artifacts"
-    shutil.rmtree(artifacts, ignore_errors=True)
+def _walk(script: str, app_url: str, artifacts: Path, **settings: str) -> None:
+    """Runs `frontend/e2e/<script>` against the app; a failed check fails the test with the walk's output."""
     environment = {
         **os.environ,
         "E2E_BASE_URL": app_url,
         "E2E_USER": USER,
         "E2E_PASSWORD": PASSWORD,
-        "E2E_NEW_PDF": str(new_pdf),
-        "E2E_BROKEN_PDF": str(broken_pdf),
-        "E2E_QUESTIONS_CSV": str(REPO_ROOT / "samples" / "questions.csv"),
         "E2E_ARTIFACTS": str(artifacts),
         "CHROMIUM": str(CHROMIUM),
+        **settings,
     }
     walk = subprocess.run(
-        ["node", "e2e/run.mjs"],
+        ["node", f"e2e/{script}"],
         cwd=FRONTEND,
         env=environment,
         capture_output=True,
@@ -129,9 +123,24 @@ def test_clinician_admin_and_evaluator_do_their_job_in_the_browser(app_url: str,
         timeout=1500,
         check=False,
     )
-
     print(walk.stdout)
     assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
+
+
+def test_clinician_admin_and_evaluator_do_their_job_in_the_browser(app_url: str, tmp_path: Path) -> None:
+    new_pdf, broken_pdf = tmp_path / "wondzorg.pdf", tmp_path / "kapot.pdf"
+    _write_procedure_pdf(new_pdf)
+    broken_pdf.write_bytes(b"%PDF-1.7\nthis file was cut off before its first object\n")
+    artifacts = FRONTEND / "e2e" / "artifacts"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    _walk(
+        "run.mjs",
+        app_url,
+        artifacts,
+        E2E_NEW_PDF=str(new_pdf),
+        E2E_BROKEN_PDF=str(broken_pdf),
+        E2E_QUESTIONS_CSV=str(REPO_ROOT / "samples" / "questions.csv"),
+    )
     assert (artifacts / "chat-with-highlighted-source.png").is_file()
 
 
@@ -141,26 +150,7 @@ def test_clinician_sees_the_quote_citations_and_flagged_sentences(app_url: str) 
     sentence the sources do not hold is visibly flagged."""
     artifacts = FRONTEND / "e2e" / "artifacts" / "answers-ui"
     shutil.rmtree(artifacts, ignore_errors=True)
-    environment = {
-        **os.environ,
-        "E2E_BASE_URL": app_url,
-        "E2E_USER": USER,
-        "E2E_PASSWORD": PASSWORD,
-        "E2E_ARTIFACTS": str(artifacts),
-        "CHROMIUM": str(CHROMIUM),
-    }
-    walk = subprocess.run(
-        ["node", "e2e/answers-ui.mjs"],
-        cwd=FRONTEND,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        check=False,
-    )
-
-    print(walk.stdout)
-    assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
+    _walk("answers-ui.mjs", app_url, artifacts)
     for shot in ["quote-highlighted.png", "citation-highlighted.png", "flagged-sentence.png"]:
         assert (artifacts / shot).is_file()
 
@@ -277,28 +267,13 @@ def test_the_screen_never_shows_the_wrong_content(
     first question while the model loads keeps the question and leaves no empty conversation; the viewer fits,
     zooms, keeps its title in view, takes a phone's screen and closes with Escape."""
     artifacts = FRONTEND / "e2e" / "artifacts"
-    environment = {
-        **os.environ,
-        "E2E_BASE_URL": app_url,
-        "E2E_LOADING_URL": loading_app_url,
-        "E2E_USER": USER,
-        "E2E_PASSWORD": PASSWORD,
-        "E2E_ACROSS_PDF": str(across_pdf),
-        "E2E_ARTIFACTS": str(artifacts),
-        "CHROMIUM": str(CHROMIUM),
-    }
-    walk = subprocess.run(
-        ["node", "e2e/screen-fixes.mjs"],
-        cwd=FRONTEND,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
+    _walk(
+        "screen-fixes.mjs",
+        app_url,
+        artifacts,
+        E2E_LOADING_URL=loading_app_url,
+        E2E_ACROSS_PDF=str(across_pdf),
     )
-
-    print(walk.stdout)
-    assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
 
 
 def test_the_pages_work_on_a_phone_by_keyboard_in_dutch_and_pass_axe(app_url: str, tmp_path: Path) -> None:
@@ -317,27 +292,12 @@ def test_the_pages_work_on_a_phone_by_keyboard_in_dutch_and_pass_axe(app_url: st
         )
     artifacts = FRONTEND / "e2e" / "artifacts" / "screen-pages"
     shutil.rmtree(artifacts, ignore_errors=True)
-    environment = {
-        **os.environ,
-        "E2E_BASE_URL": app_url,
-        "E2E_USER": USER,
-        "E2E_PASSWORD": PASSWORD,
-        "E2E_NEW_PDF": str(new_pdf),
-        "E2E_BAD_FILE": str(bad_file),
-        "E2E_SEMICOLON_CSV": str(excel_csv),
-        "E2E_ARTIFACTS": str(artifacts),
-        "CHROMIUM": str(CHROMIUM),
-    }
-    walk = subprocess.run(
-        ["node", "e2e/screen-pages.mjs"],
-        cwd=FRONTEND,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        check=False,
+    _walk(
+        "screen-pages.mjs",
+        app_url,
+        artifacts,
+        E2E_NEW_PDF=str(new_pdf),
+        E2E_BAD_FILE=str(bad_file),
+        E2E_SEMICOLON_CSV=str(excel_csv),
     )
-
-    print(walk.stdout)
-    assert walk.returncode == 0, f"{walk.stdout}\n{walk.stderr}\nscreenshots: {artifacts}"
     assert (artifacts / "08-phone-report-page-in-dutch.png").is_file()
