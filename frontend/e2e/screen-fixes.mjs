@@ -214,6 +214,11 @@ try {
     await page.waitForFunction((width) => Math.abs((document.querySelector(".viewer canvas")?.getBoundingClientRect().width ?? 0) - width) < 2, fitted.width);
     await page.keyboard.press("Control+Equal");
     await page.waitForFunction((width) => (document.querySelector(".viewer canvas")?.getBoundingClientRect().width ?? 0) > width * 1.2, fitted.width);
+    // pdf.js redraws the page at the new zoom: wait until the drawn page is taller than the panel, then scroll.
+    await page.waitForFunction(() => {
+      const element = document.querySelector(".viewer");
+      return element !== null && element.scrollHeight > element.clientHeight + 100;
+    }, undefined, { timeout: 30_000 }).catch(() => undefined);
     await viewer.evaluate((element) => element.scrollTo(0, element.scrollHeight));
     await page.waitForTimeout(300);
     const scrolled = await close.boundingBox();

@@ -76,9 +76,10 @@ def _run(arguments: list[str], environment: dict[str, str], stdin: str | None = 
     assert result.returncode == 0, f"{arguments}: {result.stdout[-2000:]}{result.stderr[-2000:]}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The embedded mode: SQLite, the embedded index holding the samples, the built front-end, one worker."""
+    """The embedded mode: SQLite, the embedded index holding the samples, the built front-end, one worker; a fresh
+    one per walk, so no walk reads another's conversations, uploads or reports."""
     _require_built_frontend()
     data = tmp_path_factory.mktemp("e2e")
     settings = {
