@@ -100,7 +100,7 @@ def time_tree_rows(
         StepTiming(size, seconds, step_bytes / bandwidth)
         for size, seconds in zip(cost.rows, cost.seconds, strict=True)
     ]
-    problems = _implausible(timings, torch_device)
+    problems = implausible_steps(timings, torch_device)
     details = [
         f"{parameters / 1e6:,.0f}M parameters, built on the device in {built:.1f} s; prefix {prefix_tokens} tokens; "
         f"median of {repeats} interleaved repeats per size",
@@ -113,7 +113,7 @@ def time_tree_rows(
     return CheckResult(name, not problems, time.monotonic() - started, details)
 
 
-def _implausible(timings: list[StepTiming], device: torch.device) -> list[str]:
+def implausible_steps(timings: list[StepTiming], device: torch.device) -> list[str]:
     """Times no GPU can reach (faster than reading the weights) or no timing at all. On the CPU the dry run's
     tiny model sits in the caches, so only finiteness is checked there."""
     broken = [timing for timing in timings if not (math.isfinite(timing.seconds) and timing.seconds > 0)]
