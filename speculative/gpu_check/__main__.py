@@ -5,6 +5,7 @@ with --dry-run) the same steps run on the CPU with tiny shapes.
 """
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -85,6 +86,8 @@ def run_checks(plan: Plan, logs: Path, work_dir: Path) -> list[CheckResult]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    command = " ".join(["python -m speculative.gpu_check", *(sys.argv[1:] if argv is None else argv)])
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded (the child processes inherit it)
     started = time.monotonic()
     if args.dry_run or not torch.cuda.is_available():
         if not args.dry_run:
@@ -97,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as work_dir:
         results = run_checks(plan, logs, Path(work_dir))
     args.report.write_text(
-        render(results, plan.device, plan.dry_run, time.monotonic() - started), encoding="utf-8"
+        render(results, command, plan.device, plan.dry_run, time.monotonic() - started), encoding="utf-8"
     )
     print(f"report: {args.report}")
     return 0 if all(result.passed for result in results) else 1

@@ -1,7 +1,6 @@
 """The GPU check's Markdown report: the machine, then each check with its result and figures."""
 
 import platform
-import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -24,12 +23,12 @@ def machine_lines(device: str) -> list[str]:
     ]
 
 
-def render(checks: Sequence[CheckResult], device: str, dry_run: bool, seconds: float) -> str:
+def render(checks: Sequence[CheckResult], command: str, device: str, dry_run: bool, seconds: float) -> str:
     passed = all(check.passed for check in checks)
     lines = [
         "# GPU check",
         "",
-        f"`{' '.join(['python -m speculative.gpu_check', *sys.argv[1:]])}`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
+        f"`{command}`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
         f"{seconds:.0f} s: **{'PASS' if passed else 'FAIL'}**",
         "",
         *machine_lines(device),

@@ -24,8 +24,9 @@ from speculative.gpu_check.checks import CheckResult
 
 COPY_ROUNDS = 5
 COPIES_PER_ROUND = 10
-# A step faster than this share of the HBM limit read less than the weights: the timing is wrong (e.g. unsynced).
-PLAUSIBLE_SHARE_OF_LIMIT = 0.9
+# A step faster than this share of the copy-measured HBM limit cannot have read the weights: the timing is broken
+# (e.g. unsynchronised). Not 1.0: matrix-vector kernels may stream memory somewhat faster than a plain copy.
+PLAUSIBLE_SHARE_OF_LIMIT = 0.5
 
 
 @dataclass(frozen=True)
