@@ -5,7 +5,6 @@ with --dry-run) the same steps run on the CPU with tiny shapes.
 """
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -87,7 +86,6 @@ def run_checks(plan: Plan, logs: Path, work_dir: Path) -> list[CheckResult]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     command = " ".join(["python -m speculative.gpu_check", *(sys.argv[1:] if argv is None else argv)])
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded (the child processes inherit it)
     started = time.monotonic()
     if args.dry_run or not torch.cuda.is_available():
         if not args.dry_run:
