@@ -36,9 +36,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run_checks(plan: Plan, logs: Path, work_dir: Path) -> list[CheckResult]:
-    """Every check in turn; a check that raises fails with its error instead of ending the run."""
+def run_checks(
+    plan: Plan, logs: Path, work_dir: Path, after_each: Callable[[list[CheckResult]], None]
+) -> list[CheckResult]:
+    """Every check in turn, `after_each` called with the results so far (a run stopped by a time limit still
+    leaves its report); a check that raises fails with its error instead of ending the run."""
     checks: list[tuple[str, Callable[[], CheckResult]]] = [
+        # The step times first: the figures the docs need, before anything that could run into a time limit.
+        (
+            "tree rows",
+            lambda: time_tree_rows(
+                plan.verify_model,
+                plan.verify_model_name,
+                plan.device,
+                plan.verify_rows,
+                plan.prefix_tokens,
+                plan.repeats,
+                plan.copy_bytes,
+            ),
+        ),
         (
             "lossless tests",
             lambda: run_lossless_tests(plan.device, plan.lossless_tests, logs / "lossless.log"),
@@ -52,18 +68,6 @@ def run_checks(plan: Plan, logs: Path, work_dir: Path) -> list[CheckResult]:
                 plan.worker_settings,
                 work_dir,
                 logs / "worker.log",
-            ),
-        ),
-        (
-            "tree rows",
-            lambda: time_tree_rows(
-                plan.verify_model,
-                plan.verify_model_name,
-                plan.device,
-                plan.verify_rows,
-                plan.prefix_tokens,
-                plan.repeats,
-                plan.copy_bytes,
             ),
         ),
     ]
@@ -80,6 +84,7 @@ def run_checks(plan: Plan, logs: Path, work_dir: Path) -> list[CheckResult]:
             )
         print(f"{'PASS' if result.passed else 'FAIL'} {result.name} ({result.seconds:.1f} s)", flush=True)
         results.append(result)
+        after_each(results)
     return results
 
 
@@ -95,12 +100,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan = gpu_plan(args.device)
     logs = args.report.parent / f"{args.report.stem}_logs"
     logs.mkdir(parents=True, exist_ok=True)
+
+    def write_report(results: list[CheckResult]) -> None:
+        text = render(results, command, plan.device, plan.dry_run, time.monotonic() - started)
+        args.report.write_text(text, encoding="utf-8")
+
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as work_dir:
-        results = run_checks(plan, logs, Path(work_dir))
-    args.report.write_text(
-        render(results, command, plan.device, plan.dry_run, time.monotonic() - started), encoding="utf-8"
-    )
-    print(f"report: {args.report}")
+        results = run_checks(plan, logs, Path(work_dir), write_report)
+    print(args.report.read_text(encoding="utf-8"))
     return 0 if all(result.passed for result in results) else 1
 
 

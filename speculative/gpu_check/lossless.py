@@ -16,7 +16,7 @@ from speculative.gpu_check.checks import CheckResult
 TEST_DIR = Path("tests/speculative")
 TEST_FILES = ("test_lossless_tiny_models.py", "test_bfloat16_agreement.py")
 BF16_LINE = "bfloat16 casd: exact match"
-TIMEOUT_SECONDS = 420
+TIMEOUT_SECONDS = 300
 
 
 def run_lossless_tests(device: str, selected: tuple[str, ...] | None, log_path: Path) -> CheckResult:

@@ -13,7 +13,7 @@ from speculative.gpu_check.checks import CheckResult
 from speculative.gpu_check.worker_model import write_worker_model
 from speculative.worker.process import LocalWorker
 
-START_TIMEOUT_SECONDS = 300.0
+START_TIMEOUT_SECONDS = 240.0
 PROMPT = "De patiënt krijgt vóór de ingreep uitleg over de nuchterheid. " * 8
 
 
