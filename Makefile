@@ -10,7 +10,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test models venv system-packages lint format typecheck pytest clean frontend frontend-test chromium
+.PHONY: demo test models venv system-packages lint format typecheck pytest clean frontend frontend-test chromium \
+	gpu-check gpu-wheels
 
 ## Install into .venv, provision the offline models, build the front-end, then run the whole app on localhost
 ## (api.demo: schema, demo login, sample documents, the worker and the API; Ctrl-C stops everything).
@@ -61,6 +62,15 @@ system-packages:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
 		(apt-get install -y -q nginx-light || (apt-get update -q && apt-get install -y -q nginx-light)) || \
 		echo "warning: could not install nginx-light; the nginx tests will skip"
+
+## On a CUDA machine: lossless tests, the worker and tree-row step times on the GPU, a report in out/gpu_check.md
+## (without CUDA: the CPU dry run).
+gpu-check: venv
+	$(BIN)/python -m speculative.gpu_check --report out/gpu_check.md
+
+## The worker's web packages for a GPU machine that has torch and transformers but no index: into .whl/.
+gpu-wheels:
+	scripts/gpu_wheels.sh .whl
 
 lint: venv
 	$(BIN)/ruff check .

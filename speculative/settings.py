@@ -34,9 +34,11 @@ class SpeculativeSettings(BaseSettings):
     )
     eagle_head: str | None = Field(None, description="EAGLE-1/2 draft head (name or folder); None = no head.")
     draft_method: str = Field(
-        "eagle2+casd",
-        description="Default drafting method of the worker; a method needing EAGLE_HEAD falls back to its other "
-        "drafters (eagle2+casd → casd) when no head is configured, and the worker logs why.",
+        "casd",
+        description="Default drafting method of the worker. casd (context copying, no trained weights) is the "
+        "embedded default: the committed heads do not carry to unseen documents on this CPU (docs/benchmarks.md). "
+        "Production sets eagle2+casd with EAGLE_HEAD; a method needing a head without one stops the worker at "
+        "start.",
     )
     device: DeviceName = "cpu"
     dtype: DTypeName = "float32"

@@ -98,22 +98,30 @@ def _architecture(target: TargetModel) -> str:
 
 
 @torch.inference_mode()
-def measure(target: TargetModel, identity: dict[str, str], rows: Sequence[int] = TREE_ROWS) -> CostModel:
-    """Time verification forwards of each size after a `PREFILL_TOKENS` prefill (median of interleaved repeats)."""
+def measure(
+    target: TargetModel,
+    identity: dict[str, str],
+    rows: Sequence[int] = TREE_ROWS,
+    prefill_tokens: int = PREFILL_TOKENS,
+    repeats: int = REPEATS,
+) -> CostModel:
+    """Time verification forwards of each size after a `prefill_tokens` prefill (median of interleaved repeats).
+
+    The GPU check (`speculative.gpu_check`) times its Llama-3-8B-shaped model with this same function."""
     vocab = int(target.config.vocab_size)
-    prompt = [1 + (7919 * position) % (vocab - 1) for position in range(PREFILL_TOKENS)]
+    prompt = [1 + (7919 * position) % (vocab - 1) for position in range(prefill_tokens)]
     cache = KVCache()
     target.prefill(prompt, cache)
     trees = {size: _chain(prompt[-1], size, vocab) for size in rows}
     target.verify(trees[rows[-1]], cache)  # the first forward of a size pays for allocations
-    cache.keep(PREFILL_TOKENS, ())
+    cache.keep(prefill_tokens, ())
     times: dict[int, list[float]] = {size: [] for size in rows}
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         for size in rows:
             started = synced_clock(target.device)
             target.verify(trees[size], cache)
             times[size].append(synced_clock(target.device) - started)
-            cache.keep(PREFILL_TOKENS, ())
+            cache.keep(prefill_tokens, ())
     return CostModel(identity, tuple(rows), tuple(statistics.median(times[size]) for size in rows))
 
 

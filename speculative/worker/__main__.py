@@ -10,6 +10,7 @@ import uvicorn
 from speculative.models.production import exit_unless_loadable
 from speculative.settings import SpeculativeSettings
 from speculative.worker.app import create_app
+from speculative.worker.model import MethodUnavailableError, check_method
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -17,6 +18,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     argparse.ArgumentParser(prog="python -m speculative.worker", description=__doc__).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = SpeculativeSettings()
+    try:
+        check_method(settings.draft_method, settings)
+    except MethodUnavailableError as error:
+        raise SystemExit(f"error: DRAFT_METHOD={settings.draft_method}: {error}") from None
     exit_unless_loadable(
         {"GENERATOR_MODEL": settings.generator_model, "EAGLE_HEAD": settings.eagle_head}, settings.model_cache
     )

@@ -1,13 +1,12 @@
 """The one model a worker serves: target and tokenizer, the drafting methods it offers, a generator per method.
 
-Methods needing an EAGLE head (`eagle2`) are offered only when `EAGLE_HEAD` is set; a default method naming one
-without a head falls back to its other drafters (`eagle2+casd` → `casd`), and the log says why. Generators are
+Methods needing an EAGLE head (`eagle2`) are offered only when `EAGLE_HEAD` is set; a `DRAFT_METHOD` naming one
+without a head is refused at start (`check_method`), not quietly replaced. Generators are
 built on first use (an EAGLE head is loaded once) and only on the decoding thread. With the adaptive tree policy
 the device's verification cost model is loaded (or measured) once at start and shared by every generator; health
 reports it.
 """
 
-import logging
 import threading
 from typing import Any
 
@@ -22,10 +21,7 @@ from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 from speculative.worker.encoding import PromptEncoder
 
-log = logging.getLogger(__name__)
-
 HEAD_METHODS = frozenset({"eagle2"})
-FALLBACK_METHOD = "casd"
 WARM_UP_PROMPT = "Hello"
 WARM_UP_NEW_TOKENS = 8
 
@@ -61,26 +57,12 @@ def check_method(method: str, settings: SpeculativeSettings) -> None:
         )
 
 
-def default_method(settings: SpeculativeSettings) -> str:
-    """`DRAFT_METHOD`, without the head's drafters when no head is configured."""
-    names = settings.draft_method.split("+")
-    if settings.eagle_head or not HEAD_METHODS.intersection(names):
-        return settings.draft_method
-    fallback = "+".join(name for name in names if name not in HEAD_METHODS) or FALLBACK_METHOD
-    log.warning(
-        "DRAFT_METHOD %s needs an EAGLE head but EAGLE_HEAD is unset: serving %s instead",
-        settings.draft_method,
-        fallback,
-    )
-    return fallback
-
-
 class LoadedModel:
     """Target, tokenizer, prompt encoder and generators; `load` blocks for seconds to minutes."""
 
     def __init__(self, settings: SpeculativeSettings) -> None:
         self.settings = settings
-        self.method = default_method(settings)
+        self.method = settings.draft_method
         check_method(self.method, settings)
         target, tokenizer = load_target(settings)
         self.target: TargetModel = target

@@ -1,6 +1,8 @@
 """Fixtures of the engine tests: tiny random models built in-process, real models from the offline cache.
 
-Everything runs in fp32 on the CPU, where greedy speculative decoding must equal `generate()` token for token.
+The tiny models run in fp32 (where greedy speculative decoding must equal `generate()` token for token) on the
+device of the settings' `DEVICE`: the CPU unless set, `DEVICE=cuda` in the GPU check (`python -m
+speculative.gpu_check`), which runs the same lossless tests there.
 """
 
 import os
@@ -22,6 +24,7 @@ from transformers import (
 
 from speculative.engine.target import TargetModel
 from speculative.models import resolve_model
+from speculative.settings import SpeculativeSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SMOLLM2 = "HuggingFaceTB/SmolLM2-135M-Instruct"
@@ -30,6 +33,7 @@ TINY_VOCAB = 49_152  # SmolLM2's vocabulary, so the tiny models can share its to
 # The same fp32 logits computed two ways (cached prefix + tree mask vs one pass) differ by reduction order: up to
 # 1.4e-5 seen on a busy 2-core machine. A wrong mask, position or cache row moves them by orders of magnitude more.
 FP32_PATHS = {"rtol": 1e-4, "atol": 1e-4}
+TEST_DEVICE = torch.device(SpeculativeSettings(_env_file=None).device)
 
 
 class ReferenceGreedy(Protocol):
@@ -67,7 +71,9 @@ def smollm2_tokenizer() -> PreTrainedTokenizerBase:
 
 
 def tiny_llama(seed: int, initializer_range: float = 0.3) -> LlamaForCausalLM:
-    """A 3M-parameter random Llama; a wide initialisation gives varied (not constant) greedy output."""
+    """A 3M-parameter random Llama on TEST_DEVICE; a wide initialisation gives varied (not constant) greedy output.
+
+    The weights are drawn on the CPU and then moved, so a seed gives the same model on every device."""
     torch.manual_seed(seed)
     config = LlamaConfig(
         vocab_size=TINY_VOCAB,
@@ -80,11 +86,12 @@ def tiny_llama(seed: int, initializer_range: float = 0.3) -> LlamaForCausalLM:
         tie_word_embeddings=True,
         initializer_range=initializer_range,
     )
-    return LlamaForCausalLM(config).eval()
+    return LlamaForCausalLM(config).to(TEST_DEVICE).eval()
 
 
 def tiny_gemma3(seed: int, sliding_window: int = 16) -> Gemma3ForCausalLM:
-    """A random Gemma 3 with sliding-window and full layers and a window short enough for quick prompts."""
+    """A random Gemma 3 on TEST_DEVICE with sliding-window and full layers and a window short enough for quick
+    prompts."""
     torch.manual_seed(seed)
     config = Gemma3TextConfig(
         vocab_size=TINY_VOCAB,
@@ -99,7 +106,7 @@ def tiny_gemma3(seed: int, sliding_window: int = 16) -> Gemma3ForCausalLM:
         max_position_embeddings=2048,
         initializer_range=0.3,
     )
-    return Gemma3ForCausalLM(config).eval()
+    return Gemma3ForCausalLM(config).to(TEST_DEVICE).eval()
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 
 A tree forward over many rows and a one-row decode add up in different orders; in float32 the difference stays
 far below any logit gap, in bfloat16 (8 bits of mantissa) it can flip a near-tied argmax, after which the two
-answers go separate ways. This measures the agreement on the CPU, in the same dtype on both sides (a Gemma 3
+answers go separate ways. This measures the agreement on the test device (the CPU unless `DEVICE` says otherwise), in the same dtype on both sides (a Gemma 3
 layout, sliding window crossed), and checks that every divergence starts at a near-tie, which is what a dtype
 effect looks like; an engine bug (a wrong mask, position or cache row) diverges where the target is sure.
 The figures are reported in docs/speculative-engine.md.
@@ -52,7 +52,7 @@ def _first_divergence(answer: Sequence[int], reference: Sequence[int]) -> int | 
 def _relative_margin(model: PreTrainedModel, context: list[int], chosen: int, other: int) -> float:
     """How far apart the target's bfloat16 logits of two tokens are, after `context`, relative to their size."""
     with torch.inference_mode():
-        logits = model(torch.tensor([context])).logits[0, -1].float()
+        logits = model(torch.tensor([context], device=model.device)).logits[0, -1].float()
     return abs(float(logits[chosen] - logits[other])) / max(abs(float(logits[chosen])), 1e-6)
 
 

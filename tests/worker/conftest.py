@@ -132,10 +132,8 @@ def start_worker(
 
 @pytest.fixture(scope="session")
 def chat_worker(tmp_path_factory: pytest.TempPathFactory, smollm2_folder: str) -> Iterator[WorkerProcess]:
-    """The default configuration: chat template from the tokenizer, DRAFT_METHOD eagle2+casd without a head."""
-    yield from start_worker(
-        tmp_path_factory, smollm2_folder, CHAT_TEMPLATE="auto", DRAFT_METHOD="eagle2+casd", QUEUE_LIMIT="2"
-    )
+    """The default configuration: chat template from the tokenizer, the default DRAFT_METHOD (casd), no head."""
+    yield from start_worker(tmp_path_factory, smollm2_folder, CHAT_TEMPLATE="auto", QUEUE_LIMIT="2")
 
 
 @pytest.fixture(scope="session")

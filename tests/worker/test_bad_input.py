@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from speculative.worker.__main__ import main as worker_main
 from tests.worker.conftest import WorkerProcess
 
 
@@ -79,6 +80,19 @@ def test_an_eagle_method_without_a_head_says_the_head_is_missing(chat_worker: Wo
 
     assert response.status_code == 422
     assert "EAGLE_HEAD is unset" in response.json()["detail"][0]["msg"]
+
+
+def test_a_default_method_needing_a_head_without_one_stops_the_worker_at_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No quiet fallback to another method: the configuration is wrong and the start says how to fix it."""
+    monkeypatch.setenv("DRAFT_METHOD", "eagle2+casd")
+    monkeypatch.setenv("EAGLE_HEAD", "")
+
+    with pytest.raises(
+        SystemExit, match=r"DRAFT_METHOD=eagle2\+casd: .*needs an EAGLE head.*EAGLE_HEAD is unset"
+    ):
+        worker_main([])
 
 
 def test_an_answer_beyond_the_context_is_refused_with_413_and_the_token_counts(

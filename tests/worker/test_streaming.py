@@ -13,7 +13,7 @@ def test_events_come_in_order_start_deltas_done_with_the_statistics(chat_worker:
 
     assert answer.names[0] == "start" and answer.names[-1] == "done"
     assert set(answer.names[1:-1]) == {"delta"}
-    assert answer.start["method"] == "casd", "eagle2+casd falls back to casd without EAGLE_HEAD"
+    assert answer.start["method"] == "casd", "casd is the embedded default DRAFT_METHOD"
     done = answer.done
     assert done["text"] == answer.streamed_text
     assert done["stop_reason"] in {"eos", "length"}

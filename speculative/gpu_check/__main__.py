@@ -1,0 +1,115 @@
+"""`python -m speculative.gpu_check`: run on a CUDA machine, it checks in a few minutes that the engine is lossless
+there, that the worker serves and streams there, and how long verifying 1–64 tree rows takes for a Llama-3-8B-shaped
+model against the HBM limit; it writes a Markdown report and exits non-zero if a check fails. Without CUDA (or
+with --dry-run) the same steps run on the CPU with tiny shapes.
+"""
+
+import argparse
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import torch
+
+from speculative.gpu_check.checks import CheckResult
+from speculative.gpu_check.lossless import run_lossless_tests
+from speculative.gpu_check.plan import Plan, dry_run_plan, gpu_plan
+from speculative.gpu_check.report import render
+from speculative.gpu_check.tree_rows import time_tree_rows
+from speculative.gpu_check.worker_stream import stream_from_worker
+
+DEFAULT_REPORT = Path("out/gpu_check.md")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m speculative.gpu_check", description=__doc__)
+    parser.add_argument(
+        "--report", type=Path, default=DEFAULT_REPORT, help=f"Markdown report (default {DEFAULT_REPORT})"
+    )
+    parser.add_argument("--device", default="cuda", help="the CUDA device to check (default cuda)")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="tiny shapes on the CPU (automatic when CUDA is not available)"
+    )
+    return parser.parse_args(argv)
+
+
+def run_checks(
+    plan: Plan, logs: Path, work_dir: Path, after_each: Callable[[list[CheckResult]], None]
+) -> list[CheckResult]:
+    """Every check in turn, `after_each` called with the results so far (a run stopped by a time limit still
+    leaves its report); a check that raises fails with its error instead of ending the run."""
+    checks: list[tuple[str, Callable[[], CheckResult]]] = [
+        # The step times first: the figures the docs need, before anything that could run into a time limit.
+        (
+            "tree rows",
+            lambda: time_tree_rows(
+                plan.verify_model,
+                plan.verify_model_name,
+                plan.device,
+                plan.verify_rows,
+                plan.prefix_tokens,
+                plan.repeats,
+                plan.copy_bytes,
+            ),
+        ),
+        (
+            "lossless tests",
+            lambda: run_lossless_tests(plan.device, plan.lossless_tests, logs / "lossless.log"),
+        ),
+        (
+            "worker",
+            lambda: stream_from_worker(
+                plan.device,
+                plan.worker_dtype,
+                plan.worker_new_tokens,
+                plan.worker_settings,
+                work_dir,
+                logs / "worker.log",
+            ),
+        ),
+    ]
+    results = []
+    for name, check in checks:
+        started = time.monotonic()
+        try:
+            result = check()
+        except Exception as error:  # a crash is a failed check, reported with the others
+            trace = traceback.format_exc()
+            (logs / f"{name.replace(' ', '_')}.traceback").write_text(trace, encoding="utf-8")
+            result = CheckResult(
+                name, False, time.monotonic() - started, [f"`{type(error).__name__}: {error}`"]
+            )
+        print(f"{'PASS' if result.passed else 'FAIL'} {result.name} ({result.seconds:.1f} s)", flush=True)
+        results.append(result)
+        after_each(results)
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    command = " ".join(["python -m speculative.gpu_check", *(sys.argv[1:] if argv is None else argv)])
+    started = time.monotonic()
+    if args.dry_run or not torch.cuda.is_available():
+        if not args.dry_run:
+            print("CUDA is not available: running the CPU dry run", file=sys.stderr)
+        plan = dry_run_plan()
+    else:
+        plan = gpu_plan(args.device)
+    logs = args.report.parent / f"{args.report.stem}_logs"
+    logs.mkdir(parents=True, exist_ok=True)
+
+    def write_report(results: list[CheckResult]) -> None:
+        text = render(results, command, plan.device, plan.dry_run, time.monotonic() - started)
+        args.report.write_text(text, encoding="utf-8")
+
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as work_dir:
+        results = run_checks(plan, logs, Path(work_dir), write_report)
+    print(args.report.read_text(encoding="utf-8"))
+    return 0 if all(result.passed for result in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

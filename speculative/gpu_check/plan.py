@@ -1,0 +1,92 @@
+"""What the GPU check runs: the real shapes on a CUDA device, the same steps with tiny shapes in the CPU dry run.
+
+The dry run exists so CI proves the command works end to end on a machine without a GPU; its figures mean nothing.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+# Llama-3-8B's shapes (meta-llama/Meta-Llama-3-8B-Instruct config.json). RoPE's θ and the norms' epsilon change no
+# cost, so they keep transformers' defaults.
+LLAMA3_8B: dict[str, Any] = {
+    "vocab_size": 128_256,
+    "hidden_size": 4096,
+    "intermediate_size": 14_336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 8192,
+    "tie_word_embeddings": False,
+}
+DRY_RUN_LLAMA: dict[str, Any] = {
+    "vocab_size": 4096,
+    "hidden_size": 128,
+    "intermediate_size": 256,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 1024,
+    "tie_word_embeddings": False,
+}
+# One test of each kind (fp32 token-exact with CASD's copies, bf16 near-tie rule): CI runs them all anyway.
+DRY_RUN_TESTS = (
+    "test_lossless_tiny_models.py::test_every_method_equals_greedy_generate_on_a_tiny_llama[looping-output-casd]",
+    "test_bfloat16_agreement.py::test_bfloat16_answers_agree_with_greedy_and_diverge_only_at_near_ties[casd]",
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Device, shapes and sizes of one run of the check."""
+
+    device: str
+    dry_run: bool
+    lossless_tests: tuple[str, ...] | None  # test ids under tests/speculative; None = every lossless test
+    worker_dtype: str
+    worker_new_tokens: int
+    worker_settings: dict[str, str]  # on top of the check's own (model, device, dtype, method)
+    verify_model: dict[str, Any]
+    verify_model_name: str
+    verify_rows: tuple[int, ...]
+    prefix_tokens: int
+    repeats: int
+    copy_bytes: int
+
+
+def gpu_plan(device: str) -> Plan:
+    return Plan(
+        device=device,
+        dry_run=False,
+        lossless_tests=None,
+        worker_dtype="bfloat16",
+        worker_new_tokens=128,
+        worker_settings={
+            "TREE_POLICY": "adaptive"
+        },  # measures the device's cost model at start, as in production
+        verify_model=LLAMA3_8B,
+        verify_model_name="Llama-3-8B-shaped (random weights)",
+        verify_rows=(1, 8, 16, 32, 64),
+        prefix_tokens=1024,
+        repeats=20,
+        copy_bytes=2 << 30,
+    )
+
+
+def dry_run_plan() -> Plan:
+    return Plan(
+        device="cpu",
+        dry_run=True,
+        lossless_tests=DRY_RUN_TESTS,
+        worker_dtype="float32",
+        worker_new_tokens=16,
+        worker_settings={
+            "TREE_POLICY": "fixed",
+            "TORCH_THREADS": "1",
+        },  # no cost model: minutes on a busy CPU
+        verify_model=DRY_RUN_LLAMA,
+        verify_model_name="tiny Llama (dry run, random weights)",
+        verify_rows=(1, 8, 16),
+        prefix_tokens=64,
+        repeats=3,
+        copy_bytes=32 << 20,
+    )

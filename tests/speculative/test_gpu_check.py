@@ -1,0 +1,88 @@
+"""The GPU check (`python -m speculative.gpu_check`): its CPU dry run passes end to end, and its parts judge what
+they measure (a broken timing, a missing test folder) instead of reporting it as a pass."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from speculative.engine.target import TargetModel
+from speculative.gpu_check.lossless import run_lossless_tests
+from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
+from speculative.gpu_check.worker_model import byte_tokenizer, write_worker_model
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) -> None:
+    report = tmp_path / "gpu_check.md"
+
+    completed = subprocess.run(
+        [sys.executable, "-m", "speculative.gpu_check", "--dry-run", "--report", str(report)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    text = report.read_text(encoding="utf-8")
+    assert "**PASS**" in text and "**Dry run**" in text
+    assert text.count(": PASS (") == 3
+    assert "bfloat16 casd: exact match" in text  # the bf16 match rate is quoted from the test's output
+    assert "decode" in text and "tokens/s" in text  # the worker's answer was streamed
+    for rows in (1, 8, 16):
+        assert f"\n| {rows} | " in text
+
+
+def test_a_step_faster_than_reading_the_weights_is_reported_as_a_broken_timing_on_a_gpu() -> None:
+    # 8 rows: faster than half the copy-measured limit; 16 rows: a bit faster than the limit, which a matrix-vector
+    # kernel streaming memory better than a plain copy can reach.
+    timings = [StepTiming(1, 0.004, 0.0035), StepTiming(8, 0.001, 0.0035), StepTiming(16, 0.003, 0.0035)]
+
+    problems = implausible_steps(timings, torch.device("cuda"))
+
+    assert len(problems) == 1 and "8 rows" in problems[0]
+    assert implausible_steps(timings, torch.device("cpu")) == []  # a tiny model sits in the CPU's caches
+    assert implausible_steps([StepTiming(1, float("nan"), 0.1)], torch.device("cpu"))
+
+
+def test_the_bytes_of_a_step_are_the_weights_but_the_input_embedding_and_the_prefix_kv() -> None:
+    config = LlamaConfig(
+        vocab_size=1000,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        tie_word_embeddings=False,
+    )
+    target = TargetModel(LlamaForCausalLM(config).to(torch.bfloat16))
+    every_weight = 2 * sum(parameter.numel() for parameter in target.model.parameters())
+    kv_per_token = 2 * 2 * 2 * 16 * 2  # keys and values × layers × KV heads × head dim × bf16 bytes
+
+    assert bytes_per_step(target, 100) == every_weight - 2 * 1000 * 64 + 100 * kv_per_token
+
+
+def test_the_worker_models_tokenizer_round_trips_any_text_and_matches_the_model(tmp_path: Path) -> None:
+    text = "Nuchter vóór de ingreep: 2× 500 mg — €12 ✓"
+    tokenizer = byte_tokenizer()
+
+    assert tokenizer.decode(tokenizer(text, add_special_tokens=False).input_ids) == text
+    folder = write_worker_model(tmp_path / "model")
+    config = LlamaConfig.from_pretrained(folder)
+    assert config.vocab_size == len(tokenizer) and config.eos_token_id == tokenizer.eos_token_id
+
+
+def test_the_lossless_check_fails_outside_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    result = run_lossless_tests("cpu", None, tmp_path / "lossless.log")
+
+    assert not result.passed and "repository root" in result.details[0]
