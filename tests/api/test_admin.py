@@ -77,6 +77,8 @@ def test_upload_ingest_reindex_and_delete_in_the_embedded_mode(
         assert reindexed.status_code == 201
         again = _finished_job(admin, reindexed.json()["job"]["id"])
         assert again["counts"] == {"indexed": 1}
+        relisted = {d["file_name"]: d["id"] for d in admin.get("/api/documents").json()}
+        assert relisted["bloedafname.pdf"] == bloed  # still under its upload name, not its stored copy's
         assert admin.get(f"/api/documents/{bloed}/passages/0").status_code == 200
 
         assert admin.delete(f"/api/admin/documents/{bloed}").status_code == 204
