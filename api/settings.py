@@ -94,6 +94,11 @@ class ApiSettings(BaseSettings):
 
     # documents, uploads, ingestion jobs, evaluation reports, the front-end
     upload_dir: Path = Field(Path(".data/uploads"), description="Where uploaded PDFs are stored.")
+    documents_dir: Path | None = Field(
+        None,
+        description="The folder of documents ingested in bulk by path (`python -m ingest run`); when set, the "
+        "API opens only files inside it or UPLOAD_DIR. Unset = any file ingestion recorded (embedded).",
+    )
     max_upload_mb: int = Field(50, ge=1, description="Larger uploads are refused with 413.")
     run_ingestion_jobs: bool = Field(
         True,
@@ -103,6 +108,11 @@ class ApiSettings(BaseSettings):
     frontend_dir: Path = Field(
         Path("frontend/dist"), description="The built front-end, served at / when it exists (embedded)."
     )
+
+    @property
+    def document_folders(self) -> tuple[Path, ...] | None:
+        """The folders the API may open documents' files from (None: any recorded file)."""
+        return None if self.documents_dir is None else (self.upload_dir, self.documents_dir)
 
     @property
     def oidc_enabled(self) -> bool:

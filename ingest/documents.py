@@ -3,23 +3,32 @@
 The index is what is searchable; the table is what admins see and where the API finds a document's file.
 Writes go index first, table second, so a crash in between leaves a document searchable but unrecorded (the
 resumed job records it) rather than recorded but unsearchable. Deleting goes the same way: a crash leaves a
-row without chunks, and deleting again finishes the job.
+row without chunks, and deleting again finishes the job. A delete leaves a tombstone that the jobs queued before
+it check, under the same lock as their write, before recording the document: a delete during a job wins.
 """
 
+import logging
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
 
 from ingest.database import session_scope
-from ingest.models import FINAL_FILE_STATUSES, Document, JobFile
+from ingest.models import FINAL_FILE_STATUSES, DeletedDocument, Document, Job, JobFile
 from ingest.pipeline import ParsedDocument
 from ingest.search.types import SearchIndex
 from ingest.title import shared_titles
 
 MIN_PREFIX = 8
+
+log = logging.getLogger(__name__)
+
+
+class DeletedDuringJob(Exception):
+    """The document was deleted by an admin after the job recording it was queued."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +42,8 @@ class DocumentInfo:
     departments: tuple[str, ...]
     ingested_at: datetime
     job_id: int | None
+    stored_file: str
+    """The file its chunks came from: `source_path`, or the stored copy of an uploaded version."""
 
 
 def _info(row: Document) -> DocumentInfo:
@@ -46,6 +57,7 @@ def _info(row: Document) -> DocumentInfo:
         tuple(row.departments),
         row.ingested_at,
         row.job_id,
+        row.stored_file,
     )
 
 
@@ -57,12 +69,24 @@ def record_document(
     departments: tuple[str, ...],
     replaces: Collection[str],
     job_id: int | None,
-) -> None:
-    """One transaction: the replaced rows go, the document's row is written (or refreshed)."""
+    stored: str | None = None,
+) -> list[str]:
+    """One transaction: the replaced rows go, the document's row is written (or refreshed), `stored` being the
+    uploaded copy holding its bytes (None: they are at its path). Returns the stored copies that rows used and no
+    longer do. Raises `DeletedDuringJob`, changing nothing, when an admin deleted the document after `job_id`
+    was queued."""
     with session_scope(database_url) as session:
+        _lock_document(session, parsed.sha256)
+        if job_id is not None and _deleted_since(session, parsed.sha256, job_id):
+            raise DeletedDuringJob(parsed.sha256)
+        dropped = session.scalars(select(Document).where(Document.id.in_(list(replaces)))).all()
+        left = [row.file_path for row in dropped if row.file_path]
         if replaces:
             session.execute(delete(Document).where(Document.id.in_(list(replaces))))
         row = session.get(Document, parsed.sha256) or Document(id=parsed.sha256)
+        if row.file_path and row.file_path != stored:
+            left.append(row.file_path)
+        row.file_path = stored
         row.source_path = str(parsed.path)
         row.file_name = parsed.path.name[:255]
         row.title = parsed.title
@@ -74,6 +98,42 @@ def record_document(
         row.departments = list(departments)
         row.job_id = job_id
         session.add(row)
+    return left
+
+
+def _lock_document(session: Session, document_id: str) -> None:
+    """Make the transaction a writer first, so that a delete cannot commit between its check and its write:
+    PostgreSQL locks the row (an existing document being reindexed), SQLite takes its one write lock."""
+    session.execute(update(Document).where(Document.id == document_id).values(id=Document.id))
+
+
+def _deleted_since(session: Session, document_id: str, job_id: int) -> bool:
+    tombstone = session.get(DeletedDocument, document_id)
+    return tombstone is not None and job_id <= tombstone.last_job_id
+
+
+def deleted_during(database_url: str, document_id: str, job_id: int) -> bool:
+    """Whether an admin deleted the document after the job was queued (a job need not read it again)."""
+    with session_scope(database_url) as session:
+        return _deleted_since(session, document_id, job_id)
+
+
+def remove_unused_copy(database_url: str, stored: str | None) -> None:
+    """Remove an uploaded version's stored copy once no document and no unfinished job file uses it (a
+    replaced version, a version whose job failed or found it unchanged)."""
+    if stored is None:
+        return
+    with session_scope(database_url) as session:
+        used = session.scalar(select(func.count()).where(Document.file_path == stored)) or session.scalar(
+            select(func.count()).where(
+                JobFile.file_path == stored, JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES])
+            )
+        )
+    if not used:
+        try:
+            Path(stored).unlink(missing_ok=True)
+        except OSError as error:  # a read-only mount: the copy stays, nothing else is lost
+            log.warning("could not remove the unused upload copy %s: %s", stored, error)
 
 
 def shared_metadata_titles(
@@ -125,10 +185,16 @@ def find_document(database_url: str, reference: str) -> DocumentInfo:
 
 
 def delete_document(database_url: str, index: SearchIndex, document_id: str) -> None:
-    """Out of the index first (it stops being searchable), then out of the table."""
+    """Out of the index first (it stops being searchable), then out of the table leaving a tombstone for the
+    jobs queued so far, then out of the index once more: a job that wrote the chunks in between and recorded
+    the document before the tombstone loses them here; one that records later sees the tombstone."""
     index.delete_documents([document_id])
     with session_scope(database_url) as session:
         session.execute(delete(Document).where(Document.id == document_id))
+        session.execute(delete(DeletedDocument).where(DeletedDocument.id == document_id))
+        last_job = session.scalar(select(func.max(Job.id))) or 0
+        session.add(DeletedDocument(id=document_id, last_job_id=last_job))
+    index.delete_documents([document_id])
 
 
 @dataclass(frozen=True)

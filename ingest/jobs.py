@@ -1,9 +1,11 @@
 """Ingestion jobs in the database: creating them, claiming them, recording per-file status, summarising.
 
-A job lists its files up front (folders expanded), each `queued`. The process working on a job records itself
-as owner and refreshes a heartbeat; a job still `running` whose owner has died (same host, pid gone) or whose
-heartbeat is stale is interrupted, and the next run resumes it: files already indexed, skipped or failed stay
-as they are, the others are processed again (which is safe: see `runner.py`).
+A job lists its files up front (folders expanded), each `queued`; an uploaded file is listed under its upload name
+with the stored version its bytes are in. The process working on a job records itself as owner and refreshes a
+heartbeat; a job still `running` that nobody owns (queued by the API), whose owner has died (same host, pid gone)
+or whose heartbeat is stale is free, and the next worker takes it over: files already indexed, skipped or failed
+stay as they are, the others are processed again (which is safe: see `runner.py`). Taking a job is one
+conditional UPDATE on the owner the worker saw, so of several workers that saw a job free, one gets it.
 """
 
 import os
@@ -31,6 +33,24 @@ class FileState:
     document_id: str | None
     chunks_total: int
     chunks_done: int
+
+
+@dataclass(frozen=True)
+class Version:
+    """An uploaded file: the name it goes by (`source`, what a later upload of that name replaces) and the stored
+    copy of our naming that holds its bytes."""
+
+    source: Path
+    stored: Path
+
+
+@dataclass(frozen=True)
+class PendingFile:
+    id: int
+    path: str
+    """The name the document goes by."""
+    stored: str
+    """The file to read: `path` itself, or an uploaded version."""
 
 
 @dataclass(frozen=True)
@@ -95,16 +115,30 @@ def _pdfs_below(folder: Path) -> Iterable[Path]:
                 yield Path(directory) / name
 
 
-def create_job(database_url: str, paths: Sequence[Path]) -> int:
-    """Register a job over these files and folders, every file queued; returns the job id."""
+def create_job(
+    database_url: str, paths: Sequence[Path], versions: Sequence[Version] = (), *, owned: bool = False
+) -> int:
+    """Register a job over these files and folders and uploaded versions, every file queued; returns the job id.
+    `owned`: this process runs it (no worker may take it); otherwise it waits for a worker."""
     files, _ = expand_paths(paths)
+    listed = [(str(path), None) for path in files] + [(str(v.source), str(v.stored)) for v in versions]
     with session_scope(database_url) as session:
-        job = Job(status=JobStatus.running, paths=[os.path.abspath(path) for path in paths])
+        job = Job(
+            status=JobStatus.running,
+            paths=[os.path.abspath(path) for path in paths] + [str(v.source) for v in versions],
+            owner=owner_tag() if owned else None,
+            heartbeat_at=datetime.now(UTC) if owned else None,
+        )
         job.files = [
             JobFile(
-                position=position, path=str(path), status=FileStatus.queued, chunks_total=0, chunks_done=0
+                position=position,
+                path=path,
+                file_path=stored,
+                status=FileStatus.queued,
+                chunks_total=0,
+                chunks_done=0,
             )
-            for position, path in enumerate(files)
+            for position, (path, stored) in enumerate(listed)
         ]
         session.add(job)
         session.flush()
@@ -115,30 +149,41 @@ def owner_tag() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def claim(database_url: str, job_id: int) -> None:
-    """Record this process as the job's owner (taking over an interrupted job)."""
+def claim_next(database_url: str) -> int | None:
+    """Take the oldest free job (queued, or left by a process that is gone) for this process; None when none is
+    free. A job another worker took between the look and the take is passed over."""
     with session_scope(database_url) as session:
-        session.execute(
+        running = session.execute(
+            select(Job.id, Job.owner, Job.heartbeat_at)
+            .where(Job.status == JobStatus.running)
+            .order_by(Job.id)
+        ).all()
+    for job_id, owner, heartbeat_at in running:
+        if _abandoned(owner, heartbeat_at) and _take(database_url, job_id, owner):
+            return job_id
+    return None
+
+
+def _take(database_url: str, job_id: int, seen_owner: str | None) -> bool:
+    """Become the job's owner if it still has the owner this process saw: one statement, atomic on SQLite and on
+    PostgreSQL (a second UPDATE waits for the first and then finds the owner changed)."""
+    still_seen = Job.owner.is_(None) if seen_owner is None else Job.owner == seen_owner
+    with session_scope(database_url) as session:
+        result = session.execute(
             update(Job)
-            .where(Job.id == job_id)
-            .values(owner=owner_tag(), heartbeat_at=datetime.now(UTC), status=JobStatus.running)
+            .where(Job.id == job_id, Job.status == JobStatus.running, still_seen)
+            .values(owner=owner_tag(), heartbeat_at=datetime.now(UTC))
         )
+        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
 
-def interrupted_jobs(database_url: str) -> list[int]:
-    """Jobs left `running` by a process that is gone, oldest first."""
-    with session_scope(database_url) as session:
-        jobs = session.scalars(select(Job).where(Job.status == JobStatus.running).order_by(Job.id)).all()
-        return [job.id for job in jobs if _abandoned(job)]
-
-
-def _abandoned(job: Job) -> bool:
-    if job.owner is None or job.heartbeat_at is None:
+def _abandoned(owner: str | None, heartbeat_at: datetime | None) -> bool:
+    if owner is None or heartbeat_at is None:
         return True
-    host, _, pid = job.owner.rpartition(":")
+    host, _, pid = owner.rpartition(":")
     if host == socket.gethostname() and pid.isdigit():
         return not _process_alive(int(pid))
-    return datetime.now(UTC) - _aware(job.heartbeat_at) > STALE_HEARTBEAT
+    return datetime.now(UTC) - _aware(heartbeat_at) > STALE_HEARTBEAT
 
 
 def _process_alive(pid: int) -> bool:
@@ -158,15 +203,15 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def pending_files(database_url: str, job_id: int) -> list[tuple[int, str]]:
-    """(file id, path) of the job's files not yet finished, in job order."""
+def pending_files(database_url: str, job_id: int) -> list[PendingFile]:
+    """The job's files not yet finished, in job order."""
     with session_scope(database_url) as session:
         rows = session.execute(
-            select(JobFile.id, JobFile.path)
+            select(JobFile.id, JobFile.path, JobFile.file_path)
             .where(JobFile.job_id == job_id, JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES]))
             .order_by(JobFile.position)
         ).all()
-        return [(row.id, row.path) for row in rows]
+        return [PendingFile(row.id, row.path, row.file_path or row.path) for row in rows]
 
 
 def set_file_status(
@@ -208,6 +253,12 @@ def start_attempt(database_url: str, file_id: int, limit: int) -> bool:
         file.message = None
         session.execute(update(Job).where(Job.id == file.job_id).values(heartbeat_at=datetime.now(UTC)))
         return True
+
+
+def stored_copy(database_url: str, file_id: int) -> str | None:
+    """The stored upload a job file reads (None: a file ingested by path)."""
+    with session_scope(database_url) as session:
+        return session.scalar(select(JobFile.file_path).where(JobFile.id == file_id))
 
 
 def heartbeat(database_url: str, job_id: int) -> None:

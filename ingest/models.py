@@ -1,6 +1,9 @@
 """Ingestion's tables: documents, ingestion jobs and their files.
 
-A document is identified by the sha256 of its bytes; its chunks live in the search index, not here. A job
+A document is identified by the sha256 of its bytes; its chunks live in the search index, not here. An uploaded
+document goes by its upload name (`source_path`) while its bytes lie in a stored version of our naming
+(`file_path`), so a new version waits beside the live one until its job swaps them. A deleted document leaves a
+tombstone that stops the jobs queued before the delete from recording it again. A job
 keeps one row per file with that file's status, so a killed job can resume where it stopped and an admin can
 see per file what happened; a document a pruning job removed because its file left the folder gets a
 `withdrawn` row there too.
@@ -60,6 +63,8 @@ class Document(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     source_path: Mapped[str] = mapped_column(String(1024), unique=True)
+    file_path: Mapped[str | None] = mapped_column(String(1024))
+    """Where the bytes are when not at `source_path`: an uploaded version, named by us."""
     file_name: Mapped[str] = mapped_column(String(255))
     title: Mapped[str] = mapped_column(String(500))
     metadata_title: Mapped[str | None] = mapped_column(String(500))
@@ -71,6 +76,20 @@ class Document(Base):
     departments: Mapped[list[str]] = mapped_column(JSON)
     ingested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     job_id: Mapped[int | None] = mapped_column(ForeignKey("ingest_jobs.id", ondelete="SET NULL"))
+
+    @property
+    def stored_file(self) -> str:
+        return self.file_path or self.source_path
+
+
+class DeletedDocument(Base):
+    """A document an admin deleted: jobs up to `last_job_id` (queued before the delete) must not record it."""
+
+    __tablename__ = "deleted_documents"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    last_job_id: Mapped[int] = mapped_column(Integer)
+    deleted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 class Job(Base):
@@ -101,6 +120,8 @@ class JobFile(Base):
     job_id: Mapped[int] = mapped_column(ForeignKey("ingest_jobs.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
     path: Mapped[str] = mapped_column(String(1024))
+    file_path: Mapped[str | None] = mapped_column(String(1024))
+    """The stored version to read when the file's bytes are not at `path` (an upload)."""
     status: Mapped[FileStatus] = mapped_column(String(20))
     message: Mapped[str | None] = mapped_column(Text)
     document_id: Mapped[str | None] = mapped_column(String(64))

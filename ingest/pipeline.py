@@ -5,7 +5,7 @@ the job runner, the benchmark and evaluation corpora.
 """
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ingest.chunking import indexed_text, split_into_chunks
@@ -56,14 +56,20 @@ def parse_pdf(
 
 
 def read_pdf(
-    path: Path, max_bytes: int, max_pages: int, title: str | None, shared_titles: Collection[str]
+    path: Path,
+    max_bytes: int,
+    max_pages: int,
+    title: str | None,
+    shared_titles: Collection[str],
+    source: Path | None = None,
 ) -> ParsedDocument:
     """Open and parse a file, refusing one with more than `max_pages` pages before reading any page (run in a
-    bounded child process by the job runner: `isolation.py`)."""
+    bounded child process by the job runner: `isolation.py`); `source`: the name the document goes by when `path`
+    is a stored upload of our naming."""
     with open_pdf(path, max_bytes) as pdf:
         if pdf.page_count > max_pages:
             raise UnusableFile(f"te veel pagina's: {pdf.page_count} (maximum {max_pages})")
-        return parse_pdf(pdf, title, shared_titles)
+        return parse_pdf(replace(pdf, path=source or path), title, shared_titles)
 
 
 def read_metadata_title(path: Path, max_bytes: int) -> tuple[str, str | None]:

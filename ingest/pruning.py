@@ -46,7 +46,7 @@ def prune(database_url: str, index: SearchIndex, job: jobs.JobSummary) -> Prunin
     withdrawn = tuple(
         document
         for document in list_documents(database_url)
-        if _gone_from(Path(document.source_path), folders) and not _accounted_for(document, job)
+        if _gone_from(document, folders) and not _accounted_for(document, job)
     )
     for document in withdrawn:
         delete_document(database_url, index, document.id)
@@ -68,8 +68,10 @@ def _prunable_folders(requested: Iterable[str]) -> tuple[list[Path], tuple[Refus
     return folders, tuple(refused)
 
 
-def _gone_from(path: Path, folders: Sequence[Path]) -> bool:
-    return any(path.resolve().is_relative_to(folder) for folder in folders) and not path.exists()
+def _gone_from(document: DocumentInfo, folders: Sequence[Path]) -> bool:
+    """Recorded inside one of the folders, and its file (an upload's stored copy) no longer exists."""
+    inside = any(Path(document.source_path).resolve().is_relative_to(folder) for folder in folders)
+    return inside and not Path(document.stored_file).exists()
 
 
 def _accounted_for(document: DocumentInfo, job: jobs.JobSummary) -> bool:

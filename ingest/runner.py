@@ -8,7 +8,11 @@ Every step is safe to repeat, which is what makes a killed job resumable without
   resumed job, finding exactly these chunks already there, only records it (no second embedding);
 - a file this very job indexed and recorded just before the kill (its status not yet written) counts as indexed;
 - a file with the same content as a recorded one is skipped only while that one's path still holds it; otherwise
-  (moved, or the original edited after copying) it is indexed again under its own path.
+  (moved, or the original edited after copying) it is indexed again under its own path;
+- an uploaded version is read from its stored copy and recorded under its upload name: the documents row swaps
+  from the old version's copy to the new one in the same transaction that swaps the document, and the copy no
+  row uses any more is removed afterwards (a failed version leaves the old one live);
+- a document an admin deleted after the job was queued is not recorded again: its chunks leave the index.
 Before parsing, the job reads every file's metadata title: a title that several documents carry (this job's
 files or recorded ones) names none of them (`ingest/title.py`), and an unchanged file recorded under such a title
 is parsed again, so that it gets its own title and its chunks are rewritten with it.
@@ -30,7 +34,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ingest import jobs, pruning
-from ingest.documents import document_at, document_by_id, record_document, shared_metadata_titles
+from ingest.documents import (
+    DeletedDuringJob,
+    deleted_during,
+    document_at,
+    document_by_id,
+    record_document,
+    remove_unused_copy,
+    shared_metadata_titles,
+)
 from ingest.embedding import Embedder
 from ingest.isolation import ChildDied, Limits, run_isolated
 from ingest.metadata import DocumentTags, document_tags
@@ -44,6 +56,7 @@ from ingest.title import is_shared
 log = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_SECONDS = 1.0
+DELETED_DURING_JOB = "verwijderd door een beheerder terwijl deze taak liep: niet opnieuw opgenomen"
 GROUP_BATCHES = 4
 T = TypeVar("T")
 
@@ -89,6 +102,7 @@ class _Prepared:
 
     file_id: int
     path: str
+    stored: str
     parsed: ParsedDocument
     tags: DocumentTags
     records: list[ChunkRecord]
@@ -123,7 +137,7 @@ class Ingestion:
 
     def ingest(self, paths: Sequence[Path]) -> jobs.JobSummary:
         """Create a job over these files and folders and run it to the end."""
-        return self.run(jobs.create_job(self.settings.database_url, paths))
+        return self.run(jobs.create_job(self.settings.database_url, paths, owned=True))
 
     def prune(self, job: jobs.JobSummary) -> pruning.Pruning:
         """After a job over folders: remove the documents whose file left them (withdrawn procedures; see
@@ -131,22 +145,26 @@ class Ingestion:
         return pruning.prune(self.settings.database_url, self.index, job)
 
     def resume_interrupted(self) -> list[jobs.JobSummary]:
-        """Finish every job a killed process left behind, oldest first."""
-        return [self.run(job_id) for job_id in jobs.interrupted_jobs(self.settings.database_url)]
+        """Run every free job (queued, or left behind by a killed process) that this process gets to take,
+        oldest first."""
+        finished = []
+        while (job_id := jobs.claim_next(self.settings.database_url)) is not None:
+            finished.append(self.run(job_id))
+        return finished
 
     def run(self, job_id: int) -> jobs.JobSummary:
+        """Run a job this process owns (created `owned`, or taken with `jobs.claim_next`)."""
         url = self.settings.database_url
-        jobs.claim(url, job_id)
         requested = [Path(path) for path in jobs.job_summary(url, job_id).requested]
         pending = jobs.pending_files(url, job_id)
         log.info("ingestion job %d: %d files to read", job_id, len(pending))
-        titles = self._metadata_titles(job_id, [path for _, path in pending])
+        titles = self._metadata_titles(job_id, pending)
         shared = shared_metadata_titles(url, titles)
         group: list[_Prepared] = []
-        for position, (file_id, path) in enumerate(pending):
-            self.progress.file_started(path, position, len(pending))
+        for position, file in enumerate(pending):
+            self.progress.file_started(file.path, position, len(pending))
             prepared = self._guarded(
-                file_id, path, partial(self._prepare, job_id, file_id, Path(path), requested, shared)
+                file.id, file.path, partial(self._prepare, job_id, file, requested, shared)
             )
             if isinstance(prepared, _Prepared):
                 self._enqueue(group, prepared)
@@ -157,14 +175,19 @@ class Ingestion:
         jobs.finish(url, job_id)
         return jobs.job_summary(url, job_id)
 
-    def _metadata_titles(self, job_id: int, paths: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    def _metadata_titles(
+        self, job_id: int, files: Sequence[jobs.PendingFile]
+    ) -> dict[str, tuple[str, str | None]]:
         """Each file's content hash and cleaned metadata title, read before any file is parsed, so that the
         first of several files sharing a title is named knowing the later ones."""
         titles = {}
-        for path in paths:  # a file that cannot be read fails in its own step, which records why
+        for file in files:  # a file that cannot be read fails in its own step, which records why
             with suppress(Exception):
-                titles[path] = run_isolated(
-                    read_metadata_title, (Path(path), self._max_bytes), self._limits, self._tick(job_id)
+                titles[file.path] = run_isolated(
+                    read_metadata_title,
+                    (Path(file.stored), self._max_bytes),
+                    self._limits,
+                    self._tick(job_id),
                 )
         return titles
 
@@ -180,16 +203,23 @@ class Ingestion:
         return partial(jobs.heartbeat, self.settings.database_url, job_id)
 
     def _parse(
-        self, job_id: int, file_id: int, path: Path, title: str | None, shared: frozenset[str]
+        self, job_id: int, file: jobs.PendingFile, title: str | None, shared: frozenset[str]
     ) -> ParsedDocument:
         """Parse in a bounded child; a child that died is tried again until the file's attempts are spent."""
         reason = "het lezen brak af doordat het ingestproces stopte"
-        arguments = (path, self._max_bytes, self.settings.max_pdf_pages, title, shared)
-        while jobs.start_attempt(self.settings.database_url, file_id, self.settings.parse_attempts):
+        arguments = (
+            Path(file.stored),
+            self._max_bytes,
+            self.settings.max_pdf_pages,
+            title,
+            shared,
+            Path(file.path),
+        )
+        while jobs.start_attempt(self.settings.database_url, file.id, self.settings.parse_attempts):
             try:
                 return run_isolated(read_pdf, arguments, self._limits, self._tick(job_id))
             except ChildDied as error:
-                log.warning("parsing %s: %s", path, error)
+                log.warning("parsing %s: %s", file.path, error)
                 reason = str(error)
         raise UnusableFile(f"opgegeven na {self.settings.parse_attempts} pogingen: {reason}")
 
@@ -217,23 +247,22 @@ class Ingestion:
         return result
 
     def _finish(self, file_id: int, path: str, outcome: Outcome) -> None:
-        jobs.set_file_status(
-            self.settings.database_url,
-            file_id,
-            outcome.status,
-            outcome.message,
-            document_id=outcome.document_id,
-        )
+        url = self.settings.database_url
+        jobs.set_file_status(url, file_id, outcome.status, outcome.message, document_id=outcome.document_id)
+        remove_unused_copy(url, jobs.stored_copy(url, file_id))
         self.progress.file_finished(path, outcome.status, outcome.message)
 
     def _prepare(
-        self, job_id: int, file_id: int, path: Path, requested: Sequence[Path], shared: frozenset[str]
+        self, job_id: int, file: jobs.PendingFile, requested: Sequence[Path], shared: frozenset[str]
     ) -> _Prepared | Outcome:
-        """Parse and chunk a file, or decide that it needs no embedding (unchanged, duplicate, already indexed);
-        `shared`: the metadata titles several documents carry."""
+        """Parse and chunk a file, or decide that it needs no embedding (unchanged, duplicate, already indexed,
+        deleted since the job was queued); `shared`: the metadata titles several documents carry."""
         url = self.settings.database_url
+        path = Path(file.path)
         searchable = self.index.document_ids()
-        sha256 = _content_hash(path, self._max_bytes)
+        sha256 = _content_hash(Path(file.stored), self._max_bytes)
+        if sha256 is not None and deleted_during(url, sha256, job_id):
+            return Outcome(FileStatus.skipped, DELETED_DURING_JOB, sha256)
         existing = document_by_id(url, sha256) if sha256 is not None else None
         if existing is not None and sha256 in searchable:
             if existing.source_path == str(path):
@@ -241,20 +270,20 @@ class Ingestion:
                     return Outcome(FileStatus.indexed, None, sha256)
                 if not is_shared(existing.title, shared):
                     return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", sha256)
-            elif file_sha256(Path(existing.source_path)) == sha256:
+            elif file_sha256(Path(existing.stored_file)) == sha256:
                 return Outcome(FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", sha256)
         tags = document_tags(path, _root_of(path, requested))
-        parsed = self._parse(job_id, file_id, path, tags.title, shared)
+        parsed = self._parse(job_id, file, tags.title, shared)
         records = chunk_records(parsed, tags, self.settings.chunk_size, self.settings.chunk_overlap)
         jobs.set_file_status(
             url,
-            file_id,
+            file.id,
             FileStatus.embedding,
             document_id=parsed.sha256,
             chunks_total=len(records),
             chunks_done=0,
         )
-        prepared = _Prepared(file_id, str(path), parsed, tags, records)
+        prepared = _Prepared(file.id, file.path, file.stored, parsed, tags, records)
         if parsed.sha256 in searchable and self.index.chunks(parsed.sha256) == records:
             replaces = self._replaced(prepared)
             self.index.delete_documents(replaces)
@@ -305,11 +334,20 @@ class Ingestion:
         return [previous.id] if previous is not None and previous.id != prepared.parsed.sha256 else []
 
     def _record(self, job_id: int, prepared: _Prepared, replaces: list[str]) -> Outcome:
+        """Record the indexed document, unless an admin deleted it since the job was queued: then its chunks
+        leave the index again (the delete wins)."""
         parsed, tags = prepared.parsed, prepared.tags
         url = self.settings.database_url
-        record_document(
-            url, parsed, len(prepared.records), tags.audiences, tags.departments, replaces, job_id
-        )
+        stored = prepared.stored if prepared.stored != prepared.path else None
+        try:
+            replaced_copies = record_document(
+                url, parsed, len(prepared.records), tags.audiences, tags.departments, replaces, job_id, stored
+            )
+        except DeletedDuringJob:
+            self.index.delete_documents([parsed.sha256])
+            return Outcome(FileStatus.skipped, DELETED_DURING_JOB, parsed.sha256)
+        for copy in replaced_copies:
+            remove_unused_copy(url, copy)
         jobs.set_file_status(url, prepared.file_id, FileStatus.embedding, chunks_done=len(prepared.records))
         return Outcome(FileStatus.indexed, _warnings(parsed), parsed.sha256)
 

@@ -1,9 +1,9 @@
 """`python -m ingest.worker`: run, until stopped, the ingestion jobs that others queue (the API's uploads and
 reindex requests).
 
-A queued job is one nobody owns yet, which `jobs.interrupted_jobs` already reports alongside jobs a killed
-process left behind: the worker resumes them all, oldest first. The embedded install runs the same worker on a
-thread of the API process; production runs it in the `ingest` container. Run one worker per database.
+A queued job is one nobody owns yet, which `jobs.claim_next` takes like a job a killed process left behind: the
+worker runs them all, oldest first. The embedded install runs the same worker on a thread of the API process;
+production runs it in the `ingest` container. Several workers may share a database: each job is taken by one.
 """
 
 import argparse

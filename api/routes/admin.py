@@ -41,8 +41,9 @@ def upload(
         settings.upload_dir,
         settings.max_upload_mb * 1_000_000,
     )
-    summary = admin.queue_job(settings.database_url, stored)
-    audit.record(db, admin_user, "documents.upload", f"job {summary.id}", {"files": [p.name for p in stored]})
+    summary = admin.queue_job(settings.database_url, [], stored)
+    names = [version.source.name for version in stored]
+    audit.record(db, admin_user, "documents.upload", f"job {summary.id}", {"files": names})
     db.commit()
     _wake_job_worker(request)
     return JobCreated(job=job_out(summary))
@@ -76,7 +77,7 @@ def reindex_document(
     settings: SettingsDep,
     index: IndexDep,
 ) -> JobCreated:
-    summary = admin.reindex(db, settings.database_url, index, document_id)
+    summary = admin.reindex(db, settings.database_url, index, document_id, settings.document_folders)
     audit.record(db, admin_user, "document.reindex", document_id, {"job": summary.id})
     db.commit()
     _wake_job_worker(request)

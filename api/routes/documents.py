@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import FileResponse
 
-from api.deps import MAX_ROW_ID, CurrentUser, DocumentId, IndexDep, SessionDep
+from api.deps import MAX_ROW_ID, CurrentUser, DocumentId, IndexDep, SessionDep, SettingsDep
 from api.schemas import DocumentOut, PassageOut, Text
 from api.services import documents
 
@@ -33,8 +33,10 @@ def get_document(document_id: DocumentId, _user: CurrentUser, db: SessionDep) ->
     response_class=FileResponse,
     responses={200: {"content": {"application/pdf": {}}, "description": "The original PDF."}},
 )
-def document_file(document_id: DocumentId, _user: CurrentUser, db: SessionDep) -> FileResponse:
-    path, name = documents.document_file(db, document_id)
+def document_file(
+    document_id: DocumentId, _user: CurrentUser, db: SessionDep, settings: SettingsDep
+) -> FileResponse:
+    path, name = documents.document_file(db, document_id, settings.document_folders)
     return FileResponse(path, media_type="application/pdf", filename=name, content_disposition_type="inline")
 
 

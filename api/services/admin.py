@@ -1,6 +1,6 @@
 """The admin's work: ingestion jobs over uploaded files, deleting and reindexing documents, user accounts."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -18,9 +18,12 @@ TOKEN_NOT_FOUND = "Token niet gevonden."
 KEEP_YOURSELF = "Je kunt je eigen account niet uitschakelen of je eigen beheerdersrol afnemen."
 
 
-def queue_job(database_url: str, paths: Iterable[Path]) -> jobs.JobSummary:
-    """A job nobody owns yet; the job worker (API thread or ingest container) picks it up."""
-    return jobs.job_summary(database_url, jobs.create_job(database_url, list(paths)))
+def queue_job(
+    database_url: str, paths: Iterable[Path], versions: Iterable[jobs.Version] = ()
+) -> jobs.JobSummary:
+    """A job nobody owns yet over files by path and uploaded versions; the job worker (API thread or ingest
+    container) picks it up."""
+    return jobs.job_summary(database_url, jobs.create_job(database_url, list(paths), list(versions)))
 
 
 def job(database_url: str, job_id: int) -> jobs.JobSummary:
@@ -31,25 +34,31 @@ def job(database_url: str, job_id: int) -> jobs.JobSummary:
 
 
 def delete(db: Session, database_url: str, index: SearchIndex, upload_dir: Path, document_id: str) -> None:
-    """Out of search at once, then out of the table; an uploaded file goes too (others are the hospital's)."""
-    row = documents.get_document(db, document_id)
-    source = Path(row.source_path)
+    """Out of search at once, then out of the table (a job in flight does not bring it back); an uploaded file
+    goes too (others are the hospital's)."""
+    stored = Path(documents.get_document(db, document_id).stored_file)
     db.rollback()  # the row is read; the delete runs in its own transactions
     delete_document(database_url, index, document_id)
-    if source.resolve().parent == upload_dir.resolve():
-        source.unlink(missing_ok=True)
+    if stored.resolve().is_relative_to(upload_dir.resolve()):
+        stored.unlink(missing_ok=True)
 
 
-def reindex(db: Session, database_url: str, index: SearchIndex, document_id: str) -> jobs.JobSummary:
-    """Parse, chunk and embed the document's file again (after a change of chunking or embedder).
+def reindex(
+    db: Session, database_url: str, index: SearchIndex, document_id: str, folders: Sequence[Path] | None
+) -> jobs.JobSummary:
+    """Parse, chunk and embed the document's file again (after a change of chunking or embedder); `folders`:
+    where the API may open files (`documents.document_file`).
 
     The old chunks leave the index first (otherwise the job would skip the unchanged file), so the document is
     unsearchable until the job has indexed it again.
     """
-    path, _ = documents.document_file(db, document_id)
+    source = Path(documents.get_document(db, document_id).source_path)
+    stored, _ = documents.document_file(db, document_id, folders)
     db.rollback()
     index.delete_documents([document_id])
-    return queue_job(database_url, [path])
+    if stored == source:
+        return queue_job(database_url, [source])
+    return queue_job(database_url, [], [jobs.Version(source, stored)])
 
 
 def update_user(

@@ -1,9 +1,11 @@
 """The indexed documents as clinicians see them: list and search with metadata, the file, one passage.
 
 Files are found by document id through the documents table, which ingestion filled: no path a client sends
-ever reaches the filesystem.
+ever reaches the filesystem. With DOCUMENTS_DIR set, only files inside it or UPLOAD_DIR are opened at all.
 """
 
+import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import select
@@ -16,6 +18,8 @@ from ingest.search.types import ChunkRecord, SearchIndex
 DOCUMENT_NOT_FOUND = "Document niet gevonden."
 FILE_GONE = "Het bestand van dit document is niet meer beschikbaar."
 PASSAGE_NOT_FOUND = "Deze passage bestaat niet (meer) in de index."
+
+log = logging.getLogger(__name__)
 
 
 def list_documents(
@@ -41,10 +45,14 @@ def get_document(db: Session, document_id: str) -> Document:
     return row
 
 
-def document_file(db: Session, document_id: str) -> tuple[Path, str]:
-    """The stored PDF of a document and the name to offer it under."""
+def document_file(db: Session, document_id: str, folders: Sequence[Path] | None) -> tuple[Path, str]:
+    """The PDF the document's chunks came from and the name to offer it under; `folders`: the only folders
+    files may be opened from (None: any)."""
     row = get_document(db, document_id)
-    path = Path(row.source_path)
+    path = Path(row.stored_file)
+    if folders is not None and not any(path.resolve().is_relative_to(f.resolve()) for f in folders):
+        log.warning("document %s: its file %s lies outside %s", document_id, path, [str(f) for f in folders])
+        raise NotFound(FILE_GONE)
     if not path.is_file():
         raise NotFound(FILE_GONE)
     return path, row.file_name

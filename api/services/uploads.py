@@ -1,25 +1,32 @@
-"""PDF uploads: each file checked (size, `%PDF-` magic bytes), given a safe name and stored under UPLOAD_DIR.
+"""PDF uploads: each file checked (size, `%PDF-` magic bytes) and stored as a new version under UPLOAD_DIR.
 
 A request is all or nothing: every file is checked into a temporary file first, and only when all pass are
 they moved into place. When some fail, the answer names every refused file and why, and says that the good ones
-were not stored either (so the admin knows to upload them again without the refused ones). The stored name comes from the client's name after sanitising (no folders, no odd
-characters); a file uploaded again under the same name is the new version of that procedure and replaces the
-old one at the next ingestion.
+were not stored either (so the admin knows to upload them again without the refused ones).
+
+The document goes by the client's name after sanitising (no folders, no odd characters): a file uploaded again
+under the same name is the new version of that procedure. Its bytes are stored under a name of ours
+(`versions/<random>.pdf`), never overwriting the version whose chunks are searchable: the viewer keeps showing
+that one until the new version's job has indexed the new one and swaps them (ingestion removes the copy no
+document uses any more; a failed job leaves the old version live).
 """
 
 import os
 import re
 import tempfile
 import unicodedata
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from api.services.errors import Conflict, Invalid, ServiceError, TooLarge, UnsupportedMedia
+from ingest.jobs import Version
 
 PDF_MAGIC = b"%PDF-"
 READ_BLOCK = 1 << 20
 MAX_NAME = 150
+VERSIONS = "versions"
 _UNSAFE = re.compile(r"[^\w\-.() ]+")
 
 
@@ -60,23 +67,25 @@ def _checked_copy(upload: Upload, folder: Path, max_bytes: int) -> Path:
     return Path(temporary)
 
 
-def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[Path]:
-    """Check every file, then move them all into `folder`; returns the stored paths (nothing stored on error:
-    the error names each refused file, and the good files that were not stored)."""
+def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[Version]:
+    """Check every file, then store them all as new versions in `folder`; returns each one's upload name and
+    stored copy (nothing stored on error: the error names each refused file, and the good files that were not
+    stored)."""
     if not uploads:
         raise Invalid("Kies minstens één PDF-bestand.")
     names = [safe_name(upload.filename) for upload in uploads]
     doubles = sorted({name for name in names if names.count(name) > 1})
     if doubles:
         raise Conflict(f"Meerdere bestanden krijgen dezelfde naam: {', '.join(doubles)}.")
-    folder.mkdir(parents=True, exist_ok=True)
+    copies = folder / VERSIONS
+    copies.mkdir(parents=True, exist_ok=True)
     checked: list[Path] = []
     refused: list[ServiceError] = []
     good: list[str] = []
     try:
         for upload, name in zip(uploads, names, strict=True):
             try:
-                checked.append(_checked_copy(upload, folder, max_bytes))
+                checked.append(_checked_copy(upload, copies, max_bytes))
                 good.append(name)
             except (TooLarge, UnsupportedMedia) as error:
                 refused.append(error)
@@ -88,9 +97,9 @@ def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[P
         raise _refusal(refused, good)
     stored = []
     for temporary, name in zip(checked, names, strict=True):
-        target = folder / name
-        os.replace(temporary, target)
-        stored.append(target.resolve())
+        copy = copies / f"{uuid.uuid4().hex}.pdf"
+        os.replace(temporary, copy)
+        stored.append(Version(source=folder.resolve() / name, stored=copy.resolve()))
     return stored
 
 

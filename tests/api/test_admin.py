@@ -7,6 +7,7 @@ refused file and the good ones that were not stored. A job names its files, neve
 
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
@@ -27,6 +28,10 @@ JOB_TIMEOUT_SECONDS = 300
 
 def _pdf(name: str) -> tuple[str, bytes, str]:
     return (name, (SAMPLES / name).read_bytes(), "application/pdf")
+
+
+def _stored_copies(settings: ApiSettings) -> list[Path]:
+    return [path for path in settings.upload_dir.rglob("*") if path.is_file()]
 
 
 def _finished_job(admin: TestClient, job_id: int) -> dict[str, object]:
@@ -62,8 +67,7 @@ def test_upload_ingest_reindex_and_delete_in_the_embedded_mode(
 
         assert job["counts"] == {"indexed": 2}
         assert job["progress"] == 1.0
-        stored = sorted(p.name for p in api_settings.upload_dir.iterdir())
-        assert stored == ["bloedafname.pdf", "handhygiene.pdf"]
+        assert len(_stored_copies(api_settings)) == 2
         listed = {d["file_name"]: d for d in admin.get("/api/documents").json()}
         assert set(listed) == {"bloedafname.pdf", "handhygiene.pdf"}
         bloed = listed["bloedafname.pdf"]["id"]
@@ -73,12 +77,15 @@ def test_upload_ingest_reindex_and_delete_in_the_embedded_mode(
         assert reindexed.status_code == 201
         again = _finished_job(admin, reindexed.json()["job"]["id"])
         assert again["counts"] == {"indexed": 1}
+        relisted = {d["file_name"]: d["id"] for d in admin.get("/api/documents").json()}
+        assert relisted["bloedafname.pdf"] == bloed  # still under its upload name, not its stored copy's
         assert admin.get(f"/api/documents/{bloed}/passages/0").status_code == 200
 
         assert admin.delete(f"/api/admin/documents/{bloed}").status_code == 204
         assert admin.get(f"/api/documents/{bloed}").status_code == 404
         assert admin.get(f"/api/documents/{bloed}/passages/0").status_code == 404
-        assert [p.name for p in api_settings.upload_dir.iterdir()] == ["handhygiene.pdf"]
+        (kept,) = _stored_copies(api_settings)
+        assert kept.read_bytes() == (SAMPLES / "handhygiene.pdf").read_bytes()
         assert admin.get("/api/admin/jobs").json()[0]["id"] == again["id"]
 
 
@@ -107,7 +114,7 @@ def test_bad_uploads_are_refused_and_nothing_is_stored(sign_in: SignIn, api_sett
         "Niets opgeslagen. evil.pdf is geen PDF-bestand. notities.txt is geen PDF-bestand. "
         "Ook bloedafname.pdf is niet opgeslagen: kies dat bestand opnieuw, zonder de geweigerde."
     )
-    assert not api_settings.upload_dir.exists() or list(api_settings.upload_dir.iterdir()) == []
+    assert _stored_copies(api_settings) == []
     assert admin.get("/api/admin/jobs").json() == []
 
 
@@ -125,7 +132,8 @@ def test_uploaded_names_cannot_leave_the_upload_folder(sign_in: SignIn, api_sett
     )
 
     assert response.status_code == 201
-    assert [p.name for p in api_settings.upload_dir.iterdir()] == ["evil.pdf"]
+    (stored,) = _stored_copies(api_settings)
+    assert stored.resolve().is_relative_to(api_settings.upload_dir.resolve())
     assert response.json()["job"]["files"][0]["name"] == "evil.pdf"
     assert str(api_settings.upload_dir.resolve()) not in response.text
 

@@ -4,9 +4,13 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from api.app import create_app
+from api.deps import CSRF_HEADER
 from api.models import Role
+from api.settings import ApiSettings
 from ingest.jobs import JobSummary
-from tests.api.conftest import SignIn
+from ingest.settings import IngestSettings
+from tests.api.conftest import PASSWORD, SignIn, add_user
 
 TITLES = {
     "Decubituspreventie",
@@ -70,3 +74,36 @@ def test_files_are_served_by_document_id_only(
     gone = ann.get(f"/api/documents/{ids['decubituspreventie.pdf']}/file")
     assert gone.status_code == 404
     assert "niet meer beschikbaar" in gone.json()["detail"]
+
+
+def _viewer(api_settings: ApiSettings, ingest_settings: IngestSettings, documents_dir: Path) -> TestClient:
+    """A clinician's client of an API configured with DOCUMENTS_DIR (as docker-compose.yml sets it)."""
+    app = create_app(api_settings.model_copy(update={"documents_dir": documents_dir}), ingest_settings)
+    client = TestClient(app)
+    response = client.post("/api/auth/login", json={"username": "ann", "password": PASSWORD})
+    assert response.status_code == 200, response.text
+    client.headers[CSRF_HEADER] = response.json()["csrf_token"]
+    return client
+
+
+def test_documents_ingested_from_the_documents_folder_are_shown_and_no_file_outside_it(
+    api_settings: ApiSettings,
+    ingest_settings: IngestSettings,
+    ingested: JobSummary,
+    sample_folder: Path,
+    tmp_path: Path,
+) -> None:
+    add_user(api_settings.database_url, "ann", Role.clinician)
+    elsewhere = tmp_path / "andere map"
+    elsewhere.mkdir()
+
+    with _viewer(api_settings, ingest_settings, sample_folder) as configured:
+        ids = _ids_by_file(configured)
+        shown = configured.get(f"/api/documents/{ids['bloedafname.pdf']}/file")
+    with _viewer(api_settings, ingest_settings, elsewhere) as other:
+        refused = other.get(f"/api/documents/{ids['bloedafname.pdf']}/file")
+
+    assert shown.status_code == 200
+    assert shown.content == (sample_folder / "bloedafname.pdf").read_bytes()
+    assert refused.status_code == 404
+    assert refused.headers["content-type"] == "application/json"

@@ -306,3 +306,31 @@ def test_the_api_believes_forwarded_addresses_from_nginx_s_network_only(deployme
     subnets = [entry["subnet"] for entry in config["networks"]["frontend"]["ipam"]["config"]]
 
     assert [_environment(config["services"]["api"])["FORWARDED_ALLOW_IPS"]] == subnets
+
+
+def _mount(service: dict[str, Any], target: str) -> tuple[str, bool]:
+    """(source, read-only) of what is mounted at `target`."""
+    (mount,) = [mount for mount in service.get("volumes", []) if mount["target"] == target]
+    return mount["source"], mount.get("read_only", False)
+
+
+def test_the_api_reads_bulk_ingested_documents_at_the_path_ingest_recorded(deployment: Path) -> None:
+    """`python -m ingest run /documents` records /documents/… paths; the api opens those paths (to show and
+    reindex the documents), read-only, and DOCUMENTS_DIR tells it that only that folder and the uploads are
+    its to open."""
+    _set_env(deployment, {"DOCUMENTS_DIR": "/srv/procedures"})
+    services = _services(deployment)
+    api, ingest = services["api"], services["ingest"]
+
+    assert _mount(ingest, "/documents") == ("/srv/procedures", True)
+    assert _mount(api, "/documents") == ("/srv/procedures", True)
+    assert _environment(api)["DOCUMENTS_DIR"] == "/documents"
+
+
+def test_the_api_and_ingest_share_the_uploads_at_the_same_path(deployment: Path) -> None:
+    """An uploaded version is stored by the api and read (then, once replaced, removed) by ingest."""
+    services = _services(deployment)
+    uploads = _environment(services["api"])["UPLOAD_DIR"]
+
+    assert _mount(services["api"], uploads) == ("uploads", False)
+    assert _mount(services["ingest"], uploads) == ("uploads", False)

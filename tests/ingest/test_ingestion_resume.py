@@ -109,7 +109,8 @@ def _crash_after_indexing(
     embedding, its owner dead; with `recorded`, the job had also written the document's row. Returns the parsed
     document and its chunk count."""
     job_id = jobs.create_job(settings.database_url, [pdf])
-    ((file_id, _),) = jobs.pending_files(settings.database_url, job_id)
+    (pending,) = jobs.pending_files(settings.database_url, job_id)
+    file_id = pending.id
     with open_pdf(pdf, 10**8) as opened:
         parsed = parse_pdf(opened)
     records = chunk_records(parsed, DocumentTags(), 800, 160)
@@ -155,7 +156,6 @@ def test_a_job_whose_owner_is_alive_is_not_taken_over(
     ingest_settings: IngestSettings, tmp_path: Path
 ) -> None:
     pdf = text_pdf(tmp_path / "a.pdf", [["Tekst."]])
-    job_id = jobs.create_job(ingest_settings.database_url, [pdf])
-    jobs.claim(ingest_settings.database_url, job_id)
+    jobs.create_job(ingest_settings.database_url, [pdf], owned=True)
 
-    assert jobs.interrupted_jobs(ingest_settings.database_url) == []
+    assert jobs.claim_next(ingest_settings.database_url) is None
