@@ -63,6 +63,23 @@ def scanned_pdf(path: Path, pages: int = 2) -> Path:
     return path
 
 
+def slide_pdf(path: Path, metadata_title: str | None, heading: Sequence[str], body: Sequence[str]) -> Path:
+    """A presentation or form export: a large heading drawn in pieces, each where the previous one ends (as a
+    kerned "202" "5" is), above body text."""
+    canvas = _canvas(path, metadata_title)
+    x = LEFT
+    canvas.setFont("Helvetica-Bold", 24)
+    for piece in heading:
+        canvas.drawString(x, HEIGHT - 80, piece)
+        x += canvas.stringWidth(piece, "Helvetica-Bold", 24)
+    canvas.setFont("Helvetica", 11)
+    for number, line in enumerate(body):
+        canvas.drawString(LEFT, HEIGHT - 130 - number * LINE, line)
+    canvas.showPage()
+    canvas.save()
+    return path
+
+
 def two_column_pdf(path: Path, heading: str, left: Sequence[str], right: Sequence[str]) -> Path:
     """A full-width heading above two columns of prose, as in a newsletter-style procedure."""
     canvas = _canvas(path, heading)
