@@ -351,6 +351,13 @@ def _content_hash(path: Path, max_bytes: int) -> str | None:
 
 
 def _warnings(parsed: ParsedDocument) -> str | None:
-    if not parsed.pages_without_text:
-        return None
-    return f"{parsed.pages_without_text} van {parsed.text.page_count} pagina's zonder tekst (gescand? niet doorzoekbaar)"
+    """What the admin should know about an indexed file: pages that may be scans (not searchable), blank pages."""
+    pages = parsed.text.page_count
+    warnings = []
+    if parsed.pages_without_text:
+        warnings.append(
+            f"{parsed.pages_without_text} van {pages} pagina's zonder tekst (gescand? niet doorzoekbaar)"
+        )
+    if parsed.blank_pages:
+        warnings.append(f"{parsed.blank_pages} van {pages} pagina's leeg")
+    return "; ".join(warnings) or None

@@ -4,11 +4,13 @@ Each helper draws text the way real documents do (running headers and footers, w
 invisible OCR-style text, link text drawn after its line) so the tests exercise pypdf on actual files.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
+from PIL import Image
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.pdfencrypt import StandardEncryption
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 WIDTH, HEIGHT = A4
@@ -31,8 +33,12 @@ def text_pdf(
     header: str | None = None,
     footer: str | None = None,
     user_password: str | None = None,
+    numbered_from: int = 1,
+    pictures: Collection[int] = (),
 ) -> Path:
-    """Lines of text per page; a header on top and `footer` (with `{page}`/`{pages}`) at the bottom of each."""
+    """Lines of text per page; a header on top and `footer` (with `{page}`/`{pages}`) at the bottom of each, the
+    first page printed as page `numbered_from` (a chapter of a longer report); the pages numbered in `pictures`
+    show a photo (what a scan is), so a page without lines there is a scan, elsewhere a blank page."""
     encrypt = StandardEncryption(user_password, canPrint=1) if user_password is not None else None
     canvas = _canvas(path, title, encrypt)
     for number, lines in enumerate(pages, start=1):
@@ -46,10 +52,18 @@ def text_pdf(
             y -= LINE
         if footer:
             canvas.setFont("Helvetica", 8)
-            canvas.drawString(LEFT, 30, footer.format(page=number, pages=len(pages)))
+            printed = number + numbered_from - 1
+            canvas.drawString(LEFT, 30, footer.format(page=printed, pages=len(pages) + numbered_from - 1))
+        if number in pictures:
+            canvas.drawImage(ImageReader(_photo()), LEFT, HEIGHT / 2, width=200, height=150)
         canvas.showPage()
     canvas.save()
     return path
+
+
+def _photo() -> Image.Image:
+    """A small grey-scale image with some structure, as a scanned page is."""
+    return Image.linear_gradient("L").resize((64, 48))
 
 
 def scanned_pdf(path: Path, pages: int = 2) -> Path:
