@@ -8,7 +8,10 @@ Every step is safe to repeat, which is what makes a killed job resumable without
   resumed job, finding exactly these chunks already there, only records it (no second embedding);
 - a file this very job indexed and recorded just before the kill (its status not yet written) counts as indexed;
 - a file with the same content as a recorded one is skipped only while that one's path still holds it; otherwise
-  (moved, or the original edited after copying) it is indexed again under its own path.
+  (moved, or the original edited after copying) it is indexed again under its own path;
+- when a file's content changes, the files skipped earlier as copies of its old content (and still holding it) are
+  queued in the same job, so the old content stays searchable under a copy's path once the new version replaces
+  it, even when the job was asked for the edited original only.
 Before parsing, the job reads every file's metadata title: a title that several documents carry (this job's
 files or recorded ones) names none of them (`ingest/title.py`), and an unchanged file recorded under such a title
 is parsed again, so that it gets its own title and its chunks are rewritten with it.
@@ -135,10 +138,20 @@ class Ingestion:
         return [self.run(job_id) for job_id in jobs.interrupted_jobs(self.settings.database_url)]
 
     def run(self, job_id: int) -> jobs.JobSummary:
+        """Read the job's unfinished files; files queued meanwhile (copies taking an edited original's place) are
+        read in a next round, until none is left."""
         url = self.settings.database_url
         jobs.claim(url, job_id)
+        read: set[int] = set()
+        while pending := [(id_, path) for id_, path in jobs.pending_files(url, job_id) if id_ not in read]:
+            read.update(file_id for file_id, _ in pending)
+            self._read_files(job_id, pending)
+        jobs.finish(url, job_id)
+        return jobs.job_summary(url, job_id)
+
+    def _read_files(self, job_id: int, pending: Sequence[tuple[int, str]]) -> None:
+        url = self.settings.database_url
         requested = [Path(path) for path in jobs.job_summary(url, job_id).requested]
-        pending = jobs.pending_files(url, job_id)
         log.info("ingestion job %d: %d files to read", job_id, len(pending))
         titles = self._metadata_titles(job_id, [path for _, path in pending])
         shared = shared_metadata_titles(url, titles)
@@ -154,8 +167,6 @@ class Ingestion:
                 self._index_group(job_id, group)
                 group = []
         self._index_group(job_id, group)
-        jobs.finish(url, job_id)
-        return jobs.job_summary(url, job_id)
 
     def _metadata_titles(self, job_id: int, paths: Sequence[str]) -> dict[str, tuple[str, str | None]]:
         """Each file's content hash and cleaned metadata title, read before any file is parsed, so that the
@@ -234,6 +245,8 @@ class Ingestion:
         url = self.settings.database_url
         searchable = self.index.document_ids()
         sha256 = _content_hash(path, self._max_bytes)
+        if sha256 is not None:
+            self._queue_copies_of_replaced(job_id, path, sha256)
         existing = document_by_id(url, sha256) if sha256 is not None else None
         if existing is not None and sha256 in searchable:
             if existing.source_path == str(path):
@@ -260,6 +273,16 @@ class Ingestion:
             self.index.delete_documents(replaces)
             return self._record(job_id, prepared, replaces)
         return prepared
+
+    def _queue_copies_of_replaced(self, job_id: int, path: Path, sha256: str) -> None:
+        """The content recorded at `path` is leaving it: files once skipped as its copies, and still holding it,
+        are queued in this job to take its place (else it would vanish from search with the old version)."""
+        url = self.settings.database_url
+        previous = document_at(url, path)
+        if previous is None or previous.id == sha256:
+            return
+        copies = jobs.skipped_copies(url, previous.id, str(path))
+        jobs.add_files(url, job_id, [copy for copy in copies if file_sha256(Path(copy)) == previous.id])
 
     def _index_group(self, job_id: int, group: Sequence[_Prepared]) -> None:
         """Embed the group's chunks in one call, then index and record each file on its own."""
