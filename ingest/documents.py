@@ -15,7 +15,7 @@ from sqlalchemy import delete, select
 
 from ingest.database import session_scope
 from ingest.models import FINAL_FILE_STATUSES, Document, JobFile
-from ingest.pipeline import ParsedDocument
+from ingest.pipeline import PIPELINE_VERSION, ParsedDocument
 from ingest.search.types import SearchIndex
 from ingest.title import shared_titles
 
@@ -33,6 +33,7 @@ class DocumentInfo:
     departments: tuple[str, ...]
     ingested_at: datetime
     job_id: int | None
+    pipeline_version: int
 
 
 def _info(row: Document) -> DocumentInfo:
@@ -46,6 +47,7 @@ def _info(row: Document) -> DocumentInfo:
         tuple(row.departments),
         row.ingested_at,
         row.job_id,
+        row.pipeline_version,
     )
 
 
@@ -68,6 +70,7 @@ def record_document(
         row.title = parsed.title
         row.metadata_title = parsed.metadata_title
         row.page_count = parsed.text.page_count
+        row.pipeline_version = PIPELINE_VERSION
         row.chunk_count = chunk_count
         row.size_bytes = parsed.size_bytes
         row.audiences = list(audiences)

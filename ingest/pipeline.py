@@ -16,6 +16,10 @@ from ingest.search.types import ChunkRecord
 from ingest.title import clean_metadata_title, document_title
 
 MIN_LETTERS = 20
+PIPELINE_VERSION = 2
+"""Raise it whenever parsing, cleaning, naming or chunking changes what a file's chunks are: a document recorded by
+an older version is read again by the next job over its file instead of being skipped as unchanged.
+2: running lines with an offset page number removed, titles from makers' stamps and split headings fixed."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ Every step is safe to repeat, which is what makes a killed job resumable without
 - when a file's content changes, the files skipped earlier as copies of its old content (and still holding it) are
   queued in the same job, so the old content stays searchable under a copy's path once the new version replaces
   it, even when the job was asked for the edited original only.
-Before parsing, the job reads every file's metadata title: a title that several documents carry (this job's
+A file recorded by an older `PIPELINE_VERSION` is parsed again even when unchanged, so a release that cleans or
+names documents better rewrites their chunks at the next job over them. Before parsing, the job reads every file's
+metadata title: a title that several documents carry (this job's
 files or recorded ones) names none of them (`ingest/title.py`), and an unchanged file recorded under such a title
 is parsed again, so that it gets its own title and its chunks are rewritten with it.
 One bad file never stops the job: it is marked failed with its reason and the next file goes on. Files are read
@@ -39,7 +41,7 @@ from ingest.isolation import ChildDied, Limits, run_isolated
 from ingest.metadata import DocumentTags, document_tags
 from ingest.models import FileStatus
 from ingest.pdf_reader import UnusableFile, file_sha256
-from ingest.pipeline import ParsedDocument, chunk_records, read_metadata_title, read_pdf
+from ingest.pipeline import PIPELINE_VERSION, ParsedDocument, chunk_records, read_metadata_title, read_pdf
 from ingest.search.types import ChunkRecord, SearchIndex
 from ingest.settings import IngestSettings
 from ingest.title import is_shared
@@ -252,7 +254,7 @@ class Ingestion:
             if existing.source_path == str(path):
                 if existing.job_id == job_id:
                     return Outcome(FileStatus.indexed, None, sha256)
-                if not is_shared(existing.title, shared):
+                if not is_shared(existing.title, shared) and existing.pipeline_version == PIPELINE_VERSION:
                     return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", sha256)
             elif file_sha256(Path(existing.source_path)) == sha256:
                 return Outcome(FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", sha256)
