@@ -54,9 +54,7 @@ def parse_pdf(
             empty.append(number)
     text = assemble(pages)
     if sum(character.isalpha() for character in text.text) < MIN_LETTERS:
-        raise UnusableFile(
-            f"geen tekstlaag: {pdf.page_count} pagina's zonder leesbare tekst (gescand document? OCR is nodig)"
-        )
+        raise UnusableFile(_without_text(pdf))
     metadata_title = pdf.metadata_title
     heading = main_heading(pdf, first_page)
     scanned = sum(shows_images(pdf, number) for number in empty)
@@ -71,6 +69,13 @@ def parse_pdf(
         clean_metadata_title(metadata_title),
         len(empty) - scanned,
     )
+
+
+def _without_text(pdf: PdfFile) -> str:
+    """Why a file without (almost) any text is refused: a scan needs OCR, a blank document holds nothing."""
+    if any(shows_images(pdf, number) for number in range(1, pdf.page_count + 1)):
+        return f"geen tekstlaag: {pdf.page_count} pagina's zonder leesbare tekst (gescand document? OCR is nodig)"
+    return f"leeg document: {pdf.page_count} pagina's zonder tekst en zonder afbeeldingen"
 
 
 def read_pdf(

@@ -67,9 +67,10 @@ def _photo() -> Image.Image:
 
 
 def scanned_pdf(path: Path, pages: int = 2) -> Path:
-    """Pages with only drawn shapes, as a scan without a text layer looks to a text extractor."""
+    """Pages with an image and drawn shapes but no text, as a scan without a text layer looks to an extractor."""
     canvas = _canvas(path, "Gescand protocol")
     for page in range(pages):
+        canvas.drawImage(ImageReader(_photo()), LEFT, 60, width=200, height=150)
         for row in range(30):
             canvas.rect(LEFT, HEIGHT - 100 - row * 20, 300 + (row * 37 + page * 11) % 150, 8, fill=1)
         canvas.showPage()

@@ -3,12 +3,14 @@ whose text is not searchable."""
 
 from pathlib import Path
 
+import pytest
+
 from ingest.models import FileStatus
-from ingest.pdf_reader import open_pdf
+from ingest.pdf_reader import UnusableFile, open_pdf
 from ingest.pipeline import parse_pdf
 from ingest.runner import Ingestion
 from tests.ingest.conftest import KOORTS
-from tests.ingest.ingest_pdfs import text_pdf
+from tests.ingest.ingest_pdfs import scanned_pdf, text_pdf
 
 
 def test_a_blank_page_is_blank_and_a_page_with_only_an_image_may_be_a_scan(tmp_path: Path) -> None:
@@ -18,6 +20,15 @@ def test_a_blank_page_is_blank_and_a_page_with_only_an_image_may_be_a_scan(tmp_p
         parsed = parse_pdf(pdf)
 
     assert (parsed.blank_pages, parsed.pages_without_text) == (1, 1)  # page 4 has text beside its image
+
+
+def test_a_document_without_text_is_refused_as_blank_or_as_a_scan(tmp_path: Path) -> None:
+    blank = text_pdf(tmp_path / "leeg.pdf", [[], [], []])
+    scan = scanned_pdf(tmp_path / "scan.pdf")
+
+    for path, reason in ((blank, "leeg document: 3 pagina's"), (scan, "geen tekstlaag: 2 pagina's")):
+        with open_pdf(path, 10_000_000) as pdf, pytest.raises(UnusableFile, match=reason):
+            parse_pdf(pdf)
 
 
 def test_the_job_reports_blank_pages_as_blank(ingestion: Ingestion, tmp_path: Path) -> None:
