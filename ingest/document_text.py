@@ -1,8 +1,11 @@
 """A document's cleaned text with a map from character offsets back to pages.
 
-Pages are cleaned one by one as they stream in; running headers and footers (lines repeated at the top or
-bottom of many pages, page numbers) can only be recognised across pages, so they are removed once all
-pages are in. The pages are then joined: a sentence or a hyphenated word that runs over a page break is
+Pages are cleaned one by one as they stream in; running headers and footers can only be recognised across
+pages, so they are removed once all pages are in. A running line is one of the first or last few lines of a page
+that is also among them on at least half the pages (and at least 3), the same but for one number that runs with
+the page number, however the printed numbering is offset: "CIZ | Beleidsregels indicatiestelling Wlz 2025 19" on
+the PDF's page 3, "… 2025 20" on page 4. Numbered headings ("Artikel 7" atop page 3, "Artikel 9" atop page 4) do
+not run with the page and stay. A lone page number ("3", "Pagina 3 van 12") at a page's top or bottom goes too. The pages are then joined: a sentence or a hyphenated word that runs over a page break is
 joined as it would be within a page, else pages are separate paragraphs. `page_starts[i]` is the offset in
 `text` where page i + 1 begins, so any chunk's page range follows from its offsets.
 """
@@ -87,30 +90,40 @@ def _append_page(text: str, page: str) -> tuple[str, int]:
     return text + separator + page, len(text) + len(separator)
 
 
-def _edge_keys(lines: Sequence[str], page: int, pages: int) -> set[str]:
+def _edge_keys(lines: Sequence[str], page: int) -> set[str]:
     """Keys of the first and last few non-blank lines of a page."""
     filled = [line for line in lines if line]
-    return {key for line in filled[:EDGE_LINES] + filled[-EDGE_LINES:] for key in _keys(line, page, pages)}
+    return {key for line in filled[:EDGE_LINES] + filled[-EDGE_LINES:] for key in _keys(line, page)}
 
 
-def _keys(line: str, page: int, pages: int) -> tuple[str, str]:
-    """The line as it is, and with its page number (or a neighbour, for offset numbering) and the page count
-    as `#`: a running line repeats in one of the two forms."""
+def _keys(line: str, page: int) -> set[str]:
+    """The forms a running line repeats in: the line as it is, and for each number in it, the line with that
+    number as `#` and its offset from the page number (printed page 19 on the PDF's page 3 is `#@16`)."""
+    literal = line.lower()
+    keys = {literal}
+    for number in _DIGITS.finditer(literal):
+        offset = int(number.group(0)) - page
+        keys.add(f"{literal[: number.start()]}#{literal[number.end() :]}@{offset}")
+    return keys
+
+
+def _page_numbered(line: str, page: int, pages: int) -> str:
+    """The line with its page number (or a neighbour, for offset numbering) and the page count as `#`, other
+    numbers kept: a bare page number line looks the same on every page."""
     page_numbers = {str(number) for number in range(page - PAGE_NUMBER_SLACK, page + PAGE_NUMBER_SLACK + 1)}
     page_numbers.add(str(pages))
 
     def placeholder(match: re.Match[str]) -> str:
         return "#" if match.group(0).lstrip("0") in page_numbers else match.group(0)
 
-    literal = line.lower()
-    return literal, _DIGITS.sub(placeholder, literal)
+    return _DIGITS.sub(placeholder, line.lower())
 
 
 def _running_lines(pages: Sequence[Sequence[str]]) -> set[str]:
     """Keys of lines found near the top or bottom of at least half the pages (and at least 3 of them)."""
     counts: Counter[str] = Counter()
     for number, lines in enumerate(pages, start=1):
-        counts.update(_edge_keys(lines, number, len(pages)))
+        counts.update(_edge_keys(lines, number))
     needed = max(MIN_REPEATS, MIN_SHARE_OF_PAGES * len(pages))
     return {key for key, count in counts.items() if count >= needed}
 
@@ -122,10 +135,11 @@ def _without_running_lines(lines: Sequence[str], repeated: set[str], page: int, 
     return [
         line
         for index, line in enumerate(lines)
-        if index not in edges or not _is_running(_keys(line, page, pages), repeated)
+        if index not in edges or not _is_running(line, repeated, page, pages)
     ]
 
 
-def _is_running(keys: tuple[str, str], repeated: set[str]) -> bool:
-    literal, numbered = keys
-    return literal in repeated or numbered in repeated or _PAGE_NUMBER.match(numbered) is not None
+def _is_running(line: str, repeated: set[str], page: int, pages: int) -> bool:
+    if _keys(line, page) & repeated:
+        return True
+    return _PAGE_NUMBER.match(_page_numbered(line, page, pages)) is not None

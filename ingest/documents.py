@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from ingest.database import session_scope
 from ingest.models import FINAL_FILE_STATUSES, DeletedDocument, Document, Job, JobFile
-from ingest.pipeline import ParsedDocument
+from ingest.pipeline import PIPELINE_VERSION, ParsedDocument
 from ingest.search.types import SearchIndex
 from ingest.title import shared_titles
 
@@ -44,6 +44,7 @@ class DocumentInfo:
     job_id: int | None
     stored_file: str
     """The file its chunks came from: `source_path`, or the stored copy of an uploaded version."""
+    pipeline_version: int
 
 
 def _info(row: Document) -> DocumentInfo:
@@ -58,6 +59,7 @@ def _info(row: Document) -> DocumentInfo:
         row.ingested_at,
         row.job_id,
         row.stored_file,
+        row.pipeline_version,
     )
 
 
@@ -92,6 +94,7 @@ def record_document(
         row.title = parsed.title
         row.metadata_title = parsed.metadata_title
         row.page_count = parsed.text.page_count
+        row.pipeline_version = PIPELINE_VERSION
         row.chunk_count = chunk_count
         row.size_bytes = parsed.size_bytes
         row.audiences = list(audiences)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
 from ingest.database import session_scope
 from ingest.models import FINAL_FILE_STATUSES, FileStatus, Job, JobFile, JobStatus
@@ -267,14 +268,56 @@ def heartbeat(database_url: str, job_id: int) -> None:
         session.execute(update(Job).where(Job.id == job_id).values(heartbeat_at=datetime.now(UTC)))
 
 
+def skipped_copies(database_url: str, document_id: str, original: str) -> list[str]:
+    """Paths (other than `original`) that some job skipped as holding the same content as `document_id`."""
+    with session_scope(database_url) as session:
+        return list(
+            session.scalars(
+                select(JobFile.path)
+                .where(
+                    JobFile.document_id == document_id,
+                    JobFile.status == FileStatus.skipped,
+                    JobFile.path != original,
+                )
+                .distinct()
+                .order_by(JobFile.path)
+            )
+        )
+
+
+def add_files(database_url: str, job_id: int, paths: Iterable[str]) -> None:
+    """Queue more files at the end of a running job; a path the job already lists stays as it is."""
+    with session_scope(database_url) as session:
+        listed = set(session.scalars(select(JobFile.path).where(JobFile.job_id == job_id)))
+        position = _next_position(session, job_id)
+        for path in paths:
+            if path not in listed:
+                listed.add(path)
+                session.add(
+                    JobFile(
+                        job_id=job_id,
+                        position=position,
+                        path=path,
+                        status=FileStatus.queued,
+                        chunks_total=0,
+                        chunks_done=0,
+                    )
+                )
+                position += 1
+
+
+def _next_position(session: Session, job_id: int) -> int:
+    last = session.scalar(select(func.max(JobFile.position)).where(JobFile.job_id == job_id))
+    return 0 if last is None else last + 1
+
+
 def record_withdrawn(database_url: str, job_id: int, path: str, document_id: str, message: str) -> None:
     """Add to a job the file whose document it pruned, so the admin sees later what left search and when."""
     with session_scope(database_url) as session:
-        last = session.scalar(select(func.max(JobFile.position)).where(JobFile.job_id == job_id))
         session.add(
             JobFile(
                 job_id=job_id,
-                position=0 if last is None else last + 1,
+                position=_next_position(session, job_id),
                 path=path,
                 status=FileStatus.withdrawn,
                 message=message,

@@ -70,6 +70,8 @@ class Document(Base):
     metadata_title: Mapped[str | None] = mapped_column(String(500))
     """The PDF's own (cleaned) title: a title other documents carry too names none of them (`ingest/title.py`)."""
     page_count: Mapped[int] = mapped_column(Integer)
+    pipeline_version: Mapped[int] = mapped_column(Integer, server_default="1")
+    """The `PIPELINE_VERSION` that made the chunks: an older one's are made again by the next job over the file."""
     chunk_count: Mapped[int] = mapped_column(Integer)
     size_bytes: Mapped[int] = mapped_column(BigInteger)
     audiences: Mapped[list[str]] = mapped_column(JSON)

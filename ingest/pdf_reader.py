@@ -148,11 +148,22 @@ def page_texts(pdf: PdfFile) -> Iterator[str]:
             raise UnusableFile(f"beschadigde pagina {number}: {error}") from error
 
 
-def main_heading(pdf: PdfFile) -> str | None:
+def shows_images(pdf: PdfFile, number: int) -> bool:
+    """Whether page `number` (1-based) draws an image: a page without text that does may be a scan, one that
+    does not is blank. Only the images' names are listed, none is decoded."""
+    try:
+        return len(pdf.reader.pages[number - 1].images) > 0
+    except _PAGE_ERRORS:
+        return True  # unreadable image resources: say "scanned?", the cautious answer
+
+
+def main_heading(pdf: PdfFile, page_text: str) -> str | None:
     """The first page's largest text, in drawing order: its main heading (None when no text stands out).
 
     Read after `page_texts`, so the page's invisible text is already gone. Sizes are the font size scaled by
-    the text and graphics matrices (Word writes 1-point fonts in a scaled matrix).
+    the text and graphics matrices (Word writes 1-point fonts in a scaled matrix). Runs are joined with spaces,
+    which splits a word drawn in pieces ("202" "5" of a kerned "2025"): such words are joined again as the
+    first page's extracted `page_text` reads them (`split_words.py`).
     """
     if not pdf.reader.pages:
         return None
@@ -166,7 +177,8 @@ def main_heading(pdf: PdfFile) -> str | None:
         pdf.reader.pages[0].extract_text(visitor_text=collect)
     except _PAGE_ERRORS:
         return None
-    return _largest(runs)
+    heading = _largest(runs)
+    return rejoin_split_words(heading, page_text)[0] if heading else None
 
 
 def _largest(runs: list[tuple[float, str]]) -> str | None:

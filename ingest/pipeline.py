@@ -11,11 +11,15 @@ from pathlib import Path
 from ingest.chunking import indexed_text, split_into_chunks
 from ingest.document_text import DocumentText, assemble, clean_page_lines
 from ingest.metadata import DocumentTags
-from ingest.pdf_reader import PdfFile, UnusableFile, main_heading, open_pdf, page_texts
+from ingest.pdf_reader import PdfFile, UnusableFile, main_heading, open_pdf, page_texts, shows_images
 from ingest.search.types import ChunkRecord
 from ingest.title import clean_metadata_title, document_title
 
 MIN_LETTERS = 20
+PIPELINE_VERSION = 2
+"""Raise it whenever parsing, cleaning, naming or chunking changes what a file's chunks are: a document recorded by
+an older version is read again by the next job over its file instead of being skipped as unchanged.
+2: running lines with an offset page number removed, titles from makers' stamps and split headings fixed."""
 
 
 @dataclass(frozen=True)
@@ -28,8 +32,11 @@ class ParsedDocument:
     title: str
     text: DocumentText
     pages_without_text: int
+    """Pages without text that show an image: scanned, perhaps, and then not searchable."""
     metadata_title: str | None = None
     """The PDF's own title, cleaned (`clean_metadata_title`): recorded to tell when other documents share it."""
+    blank_pages: int = 0
+    """Pages without text and without images: empty on purpose, nothing lost."""
 
 
 def parse_pdf(
@@ -37,22 +44,38 @@ def parse_pdf(
 ) -> ParsedDocument:
     """Stream the pages, clean them and name the document (`title`: the sidecar's, which wins; `shared_titles`:
     metadata titles other documents carry too, which name none of them); a PDF with (almost) no text is refused."""
-    pages = []
-    empty = 0
-    for raw in page_texts(pdf):
-        lines = clean_page_lines(raw)
-        empty += not any(lines)
-        pages.append(lines)
+    pages: list[list[str]] = []
+    first_page = ""
+    empty: list[int] = []
+    for number, raw in enumerate(page_texts(pdf), start=1):
+        first_page = raw if number == 1 else first_page
+        pages.append(clean_page_lines(raw))
+        if not any(pages[-1]):
+            empty.append(number)
     text = assemble(pages)
     if sum(character.isalpha() for character in text.text) < MIN_LETTERS:
-        raise UnusableFile(
-            f"geen tekstlaag: {pdf.page_count} pagina's zonder leesbare tekst (gescand document? OCR is nodig)"
-        )
+        raise UnusableFile(_without_text(pdf))
     metadata_title = pdf.metadata_title
-    title = title or document_title(metadata_title, text.text, pdf.path, main_heading(pdf), shared_titles)
+    heading = main_heading(pdf, first_page)
+    scanned = sum(shows_images(pdf, number) for number in empty)
+    title = title or document_title(metadata_title, text.text, pdf.path, heading, shared_titles)
     return ParsedDocument(
-        pdf.sha256, pdf.size_bytes, pdf.path, title, text, empty, clean_metadata_title(metadata_title)
+        pdf.sha256,
+        pdf.size_bytes,
+        pdf.path,
+        title,
+        text,
+        scanned,
+        clean_metadata_title(metadata_title),
+        len(empty) - scanned,
     )
+
+
+def _without_text(pdf: PdfFile) -> str:
+    """Why a file without (almost) any text is refused: a scan needs OCR, a blank document holds nothing."""
+    if any(shows_images(pdf, number) for number in range(1, pdf.page_count + 1)):
+        return f"geen tekstlaag: {pdf.page_count} pagina's zonder leesbare tekst (gescand document? OCR is nodig)"
+    return f"leeg document: {pdf.page_count} pagina's zonder tekst en zonder afbeeldingen"
 
 
 def read_pdf(

@@ -12,9 +12,13 @@ Every step is safe to repeat, which is what makes a killed job resumable without
 - an uploaded version is read from its stored copy and recorded under its upload name: the documents row swaps
   from the old version's copy to the new one in the same transaction that swaps the document, and the copy no
   row uses any more is removed afterwards (a failed version leaves the old one live);
-- a document an admin deleted after the job was queued is not recorded again: its chunks leave the index.
-Before parsing, the job reads every file's metadata title: a title that several documents carry (this job's
-files or recorded ones) names none of them (`ingest/title.py`), and an unchanged file recorded under such a title
+- a document an admin deleted after the job was queued is not recorded again: its chunks leave the index;
+- when a file's content changes, the files skipped earlier as copies of its old content (and still holding it) are
+  queued in the same job, so the old content stays searchable under a copy's path once the new version replaces
+  it, even when the job was asked for the edited original only.
+A file recorded by an older `PIPELINE_VERSION` is parsed again even when unchanged, so a release that cleans or
+names documents better rewrites their chunks at the next job over them. Before parsing, the job reads every file's
+metadata title: a title that several documents carry (this job's files or recorded ones) names none of them (`ingest/title.py`), and an unchanged file recorded under such a title
 is parsed again, so that it gets its own title and its chunks are rewritten with it.
 One bad file never stops the job: it is marked failed with its reason and the next file goes on. Files are read
 in a child process bounded in time and memory (`isolation.py`), so no file can hang or kill the job, and a file
@@ -48,7 +52,7 @@ from ingest.isolation import ChildDied, Limits, run_isolated
 from ingest.metadata import DocumentTags, document_tags
 from ingest.models import FileStatus
 from ingest.pdf_reader import UnusableFile, file_sha256
-from ingest.pipeline import ParsedDocument, chunk_records, read_metadata_title, read_pdf
+from ingest.pipeline import PIPELINE_VERSION, ParsedDocument, chunk_records, read_metadata_title, read_pdf
 from ingest.search.types import ChunkRecord, SearchIndex
 from ingest.settings import IngestSettings
 from ingest.title import is_shared
@@ -153,10 +157,19 @@ class Ingestion:
         return finished
 
     def run(self, job_id: int) -> jobs.JobSummary:
-        """Run a job this process owns (created `owned`, or taken with `jobs.claim_next`)."""
+        """Run a job this process owns (created `owned`, or taken with `jobs.claim_next`). Files queued meanwhile
+        (copies taking an edited original's place) are read in a next round, until none is left."""
+        url = self.settings.database_url
+        read: set[int] = set()
+        while pending := [file for file in jobs.pending_files(url, job_id) if file.id not in read]:
+            read.update(file.id for file in pending)
+            self._read_files(job_id, pending)
+        jobs.finish(url, job_id)
+        return jobs.job_summary(url, job_id)
+
+    def _read_files(self, job_id: int, pending: Sequence[jobs.PendingFile]) -> None:
         url = self.settings.database_url
         requested = [Path(path) for path in jobs.job_summary(url, job_id).requested]
-        pending = jobs.pending_files(url, job_id)
         log.info("ingestion job %d: %d files to read", job_id, len(pending))
         titles = self._metadata_titles(job_id, pending)
         shared = shared_metadata_titles(url, titles)
@@ -172,8 +185,6 @@ class Ingestion:
                 self._index_group(job_id, group)
                 group = []
         self._index_group(job_id, group)
-        jobs.finish(url, job_id)
-        return jobs.job_summary(url, job_id)
 
     def _metadata_titles(
         self, job_id: int, files: Sequence[jobs.PendingFile]
@@ -263,12 +274,14 @@ class Ingestion:
         sha256 = _content_hash(Path(file.stored), self._max_bytes)
         if sha256 is not None and deleted_during(url, sha256, job_id):
             return Outcome(FileStatus.skipped, DELETED_DURING_JOB, sha256)
+        if sha256 is not None:
+            self._queue_copies_of_replaced(job_id, path, sha256)
         existing = document_by_id(url, sha256) if sha256 is not None else None
         if existing is not None and sha256 in searchable:
             if existing.source_path == str(path):
                 if existing.job_id == job_id:
                     return Outcome(FileStatus.indexed, None, sha256)
-                if not is_shared(existing.title, shared):
+                if not is_shared(existing.title, shared) and existing.pipeline_version == PIPELINE_VERSION:
                     return Outcome(FileStatus.skipped, "ongewijzigd: al geïndexeerd", sha256)
             elif file_sha256(Path(existing.stored_file)) == sha256:
                 return Outcome(FileStatus.skipped, f"zelfde inhoud als {existing.source_path}", sha256)
@@ -289,6 +302,16 @@ class Ingestion:
             self.index.delete_documents(replaces)
             return self._record(job_id, prepared, replaces)
         return prepared
+
+    def _queue_copies_of_replaced(self, job_id: int, path: Path, sha256: str) -> None:
+        """The content recorded at `path` is leaving it: files once skipped as its copies, and still holding it,
+        are queued in this job to take its place (else it would vanish from search with the old version)."""
+        url = self.settings.database_url
+        previous = document_at(url, path)
+        if previous is None or previous.id == sha256:
+            return
+        copies = jobs.skipped_copies(url, previous.id, str(path))
+        jobs.add_files(url, job_id, [copy for copy in copies if file_sha256(Path(copy)) == previous.id])
 
     def _index_group(self, job_id: int, group: Sequence[_Prepared]) -> None:
         """Embed the group's chunks in one call, then index and record each file on its own."""
@@ -389,6 +412,13 @@ def _content_hash(path: Path, max_bytes: int) -> str | None:
 
 
 def _warnings(parsed: ParsedDocument) -> str | None:
-    if not parsed.pages_without_text:
-        return None
-    return f"{parsed.pages_without_text} van {parsed.text.page_count} pagina's zonder tekst (gescand? niet doorzoekbaar)"
+    """What the admin should know about an indexed file: pages that may be scans (not searchable), blank pages."""
+    pages = parsed.text.page_count
+    warnings = []
+    if parsed.pages_without_text:
+        warnings.append(
+            f"{parsed.pages_without_text} van {pages} pagina's zonder tekst (gescand? niet doorzoekbaar)"
+        )
+    if parsed.blank_pages:
+        warnings.append(f"{parsed.blank_pages} van {pages} pagina's leeg")
+    return "; ".join(warnings) or None

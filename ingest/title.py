@@ -1,11 +1,13 @@
 """A document's title: what clinicians would call it, named in every chunk (`Titel: …`).
 
 The PDF's own title wins when it names the document. Many exports carry a generic one instead (the Word
-template's "Microsoft Word - x.docx", the file's own name, "untitled", or a title that other documents carry too,
-such as the organisation's name in its template): then the first page's main heading (its largest text) is used,
-then the Office file name, then the first heading-like line, and the file name last. A title shared by other
-documents names none of them, so no candidate equal to it is used. A `.meta.json` sidecar's "title" overrides all
-of them (`metadata.py`).
+template's "Microsoft Word - x.docx", the file's own name, "untitled", a maker's stamp such as "MADE BY
+PPTSOLUTIONS.NL" or a bare web address, or a title that other documents carry too, such as the organisation's name
+in its template): then the first page's main heading (its largest text) is used, then the Office file name, then
+the first heading-like line, and the file name last. A heading that begins like the metadata title but says more
+("Formulier voor (her)indicatie client" against "Formulier CIZ") names the document better and wins over it. A
+title shared by other documents names none of them, so no candidate equal to it is used. A `.meta.json`
+sidecar's "title" overrides all of them (`metadata.py`).
 """
 
 import re
@@ -20,6 +22,11 @@ _OFFICE_PREFIX = re.compile(r"^(?:microsoft\s+(?:word|powerpoint|excel)\s*-\s*)"
 _FILE_EXTENSION = re.compile(r"\.(?:docx?|pdf|pptx?|xlsx?|odt|rtf|txt)$", re.IGNORECASE)
 _PLACEHOLDERS = frozenset({"untitled", "titel", "title", "document", "naamloos", "presentatie", "no title"})
 _SEPARATORS = re.compile(r"[_\s]+|(?<=[^\W\d_])-(?=[^\W\d_])")
+_MAKERS_STAMP = re.compile(
+    r"^(?:(?:made|created|designed|gemaakt|ontworpen)\s+(?:by|door)\b.*"
+    r"|(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?:/\S*)?)$",
+    re.IGNORECASE,
+)
 
 
 def document_title(
@@ -29,11 +36,13 @@ def document_title(
     heading: str | None = None,
     shared: Collection[str] = frozenset(),
 ) -> str:
-    """The first usable of: a specific metadata title, the main `heading`, an Office export's file name, the
-    first heading-like line, the file name; none that is one of the `shared` titles (see `shared_titles`)."""
+    """The first usable of: the main `heading` when it says more than the metadata title, a specific metadata
+    title, the main heading, an Office export's file name, the first heading-like line, the file name; none that is one of the `shared` titles (see `shared_titles`)."""
+    main = _usable(clean_line(heading or ""))
     candidates = (
+        main if _says_more(main, metadata_title) else None,
         _specific(metadata_title, path),
-        _usable(clean_line(heading or "")),
+        main,
         _from_metadata(metadata_title),
         _first_heading(text),
         _from_file_name(path),
@@ -69,8 +78,19 @@ def _key(title: str) -> str:
     return " ".join(title.split()).casefold()
 
 
+def _says_more(heading: str | None, metadata_title: str | None) -> bool:
+    """Whether the heading names the same kind of document as the metadata title (same first word) in more
+    words: "Formulier voor (her)indicatie client" over "Formulier CIZ"."""
+    title = _from_metadata(metadata_title)
+    if not heading or not title:
+        return False
+    heading_words, title_words = heading.casefold().split(), title.casefold().split()
+    return heading_words[0] == title_words[0] and len(heading_words) > len(title_words)
+
+
 def _specific(title: str | None, path: Path) -> str | None:
-    """The metadata title unless it is generic: an Office export name or the file's own name."""
+    """The metadata title unless it is generic: an Office export name, a maker's stamp or web address, or the
+    file's own name."""
     if not title or _OFFICE_PREFIX.match(clean_line(title)):
         return None
     cleaned = _from_metadata(title)
@@ -86,7 +106,7 @@ def _from_metadata(title: str | None) -> str | None:
     if not title:
         return None
     cleaned = _FILE_EXTENSION.sub("", _OFFICE_PREFIX.sub("", clean_line(title))).strip()
-    return _usable(cleaned)
+    return None if _MAKERS_STAMP.match(cleaned) else _usable(cleaned)
 
 
 def _usable(candidate: str) -> str | None:

@@ -4,11 +4,13 @@ Each helper draws text the way real documents do (running headers and footers, w
 invisible OCR-style text, link text drawn after its line) so the tests exercise pypdf on actual files.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
+from PIL import Image
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.pdfencrypt import StandardEncryption
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
 WIDTH, HEIGHT = A4
@@ -31,8 +33,12 @@ def text_pdf(
     header: str | None = None,
     footer: str | None = None,
     user_password: str | None = None,
+    numbered_from: int = 1,
+    pictures: Collection[int] = (),
 ) -> Path:
-    """Lines of text per page; a header on top and `footer` (with `{page}`/`{pages}`) at the bottom of each."""
+    """Lines of text per page; a header on top and `footer` (with `{page}`/`{pages}`) at the bottom of each, the
+    first page printed as page `numbered_from` (a chapter of a longer report); the pages numbered in `pictures`
+    show a photo (what a scan is), so a page without lines there is a scan, elsewhere a blank page."""
     encrypt = StandardEncryption(user_password, canPrint=1) if user_password is not None else None
     canvas = _canvas(path, title, encrypt)
     for number, lines in enumerate(pages, start=1):
@@ -46,19 +52,45 @@ def text_pdf(
             y -= LINE
         if footer:
             canvas.setFont("Helvetica", 8)
-            canvas.drawString(LEFT, 30, footer.format(page=number, pages=len(pages)))
+            printed = number + numbered_from - 1
+            canvas.drawString(LEFT, 30, footer.format(page=printed, pages=len(pages) + numbered_from - 1))
+        if number in pictures:
+            canvas.drawImage(ImageReader(_photo()), LEFT, HEIGHT / 2, width=200, height=150)
         canvas.showPage()
     canvas.save()
     return path
 
 
+def _photo() -> Image.Image:
+    """A small grey-scale image with some structure, as a scanned page is."""
+    return Image.linear_gradient("L").resize((64, 48))
+
+
 def scanned_pdf(path: Path, pages: int = 2) -> Path:
-    """Pages with only drawn shapes, as a scan without a text layer looks to a text extractor."""
+    """Pages with an image and drawn shapes but no text, as a scan without a text layer looks to an extractor."""
     canvas = _canvas(path, "Gescand protocol")
     for page in range(pages):
+        canvas.drawImage(ImageReader(_photo()), LEFT, 60, width=200, height=150)
         for row in range(30):
             canvas.rect(LEFT, HEIGHT - 100 - row * 20, 300 + (row * 37 + page * 11) % 150, 8, fill=1)
         canvas.showPage()
+    canvas.save()
+    return path
+
+
+def slide_pdf(path: Path, metadata_title: str | None, heading: Sequence[str], body: Sequence[str]) -> Path:
+    """A presentation or form export: a large heading drawn in pieces, each where the previous one ends (as a
+    kerned "202" "5" is), above body text."""
+    canvas = _canvas(path, metadata_title)
+    x = LEFT
+    canvas.setFont("Helvetica-Bold", 24)
+    for piece in heading:
+        canvas.drawString(x, HEIGHT - 80, piece)
+        x += canvas.stringWidth(piece, "Helvetica-Bold", 24)
+    canvas.setFont("Helvetica", 11)
+    for number, line in enumerate(body):
+        canvas.drawString(LEFT, HEIGHT - 130 - number * LINE, line)
+    canvas.showPage()
     canvas.save()
     return path
 

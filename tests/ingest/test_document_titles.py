@@ -11,13 +11,13 @@ from reportlab.pdfgen.canvas import Canvas
 from ingest.documents import find_document, list_documents
 from ingest.metadata import document_tags
 from ingest.models import FileStatus
-from ingest.pdf_reader import UnusableFile, main_heading, open_pdf
+from ingest.pdf_reader import UnusableFile, main_heading, open_pdf, page_texts
 from ingest.pipeline import parse_pdf
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from ingest.title import document_title, shared_titles
-from tests.ingest.ingest_pdfs import text_pdf
+from tests.ingest.ingest_pdfs import slide_pdf, text_pdf
 
 
 def test_a_real_metadata_title_wins() -> None:
@@ -50,6 +50,47 @@ def test_a_generic_metadata_title_gives_way_to_the_main_heading() -> None:
     assert document_title("Protocol wijkverpleging 2026", "", Path("x.pdf"), heading) == (
         "Protocol wijkverpleging 2026"
     )
+
+
+@pytest.mark.parametrize("stamp", ["MADE BY PPTSOLUTIONS.NL", "Gemaakt door Bureau X", "www.ciz.nl"])
+def test_a_makers_stamp_or_web_address_gives_way_to_the_main_heading(stamp: str) -> None:
+    heading = "Meerzorg proces & administratie"
+
+    assert document_title(stamp, f"{heading}\nTekst", Path("x.pdf"), heading) == heading
+    assert document_title(stamp, "", Path("/d/meerzorg_proces.pdf")) == "meerzorg proces"
+
+
+def test_a_heading_that_says_more_than_the_metadata_title_names_the_document() -> None:
+    form = "Formulier voor (her)indicatie client"
+
+    assert document_title("Formulier CIZ", "", Path("x.pdf"), form) == form
+    assert document_title("Formulier voor (her)indicatie client Wlz", "", Path("x.pdf"), form) == (
+        "Formulier voor (her)indicatie client Wlz"  # the metadata title says as much or more
+    )
+    assert document_title("Protocol koorts", "", Path("x.pdf"), "Werkwijze bij koorts op de afdeling") == (
+        "Protocol koorts"  # a heading that starts otherwise is about something else
+    )
+
+
+BODY = ["Deze tekst beschrijft de werkwijze voor cliënten die meer zorg nodig hebben dan gebruikelijk."] * 6
+
+
+@pytest.mark.parametrize(
+    ("metadata_title", "heading", "expected"),
+    [
+        ("MADE BY PPTSOLUTIONS.NL", ["Meerzorg proces & administratie"], "Meerzorg proces & administratie"),
+        (None, ["Toetsingskader meerzorg 202", "5"], "Toetsingskader meerzorg 2025"),
+        ("Formulier CIZ", ["Formulier voor (her)indicatie client"], "Formulier voor (her)indicatie client"),
+    ],
+    ids=["makers-stamp", "split-year", "heading-says-more"],
+)
+def test_real_exports_are_named_by_what_their_first_page_says(
+    tmp_path: Path, metadata_title: str | None, heading: list[str], expected: str
+) -> None:
+    path = slide_pdf(tmp_path / "export.pdf", metadata_title, heading, BODY)
+
+    with open_pdf(path, 10_000_000) as pdf:
+        assert parse_pdf(pdf).title == expected
 
 
 def test_a_metadata_title_documents_of_different_content_carry_is_shared() -> None:
@@ -102,7 +143,7 @@ def test_the_main_heading_is_the_first_pages_largest_text(tmp_path: Path) -> Non
 
     with open_pdf(path, 10_000_000) as pdf:
         parsed = parse_pdf(pdf)
-        assert main_heading(pdf) == "Declaratie wijkverpleging"
+        assert main_heading(pdf, next(page_texts(pdf))) == "Declaratie wijkverpleging"
     assert parsed.title == "Zorgverzekeraars Nederland"  # an organisation name is specific to a lone document
 
 
@@ -110,7 +151,7 @@ def test_a_page_set_in_one_size_has_no_main_heading(tmp_path: Path) -> None:
     path = text_pdf(tmp_path / "plain.pdf", [["Koorts bij kinderen", "Geef paracetamol."]])
 
     with open_pdf(path, 10_000_000) as pdf:
-        assert main_heading(pdf) is None
+        assert main_heading(pdf, next(page_texts(pdf))) is None
 
 
 def test_a_word_export_is_named_by_its_heading(tmp_path: Path) -> None:

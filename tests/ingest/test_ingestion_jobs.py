@@ -3,8 +3,12 @@
 import shutil
 from pathlib import Path
 
+from sqlalchemy import update
+
+from ingest.database import session_scope
 from ingest.documents import delete_document, find_document, list_documents
-from ingest.models import FileStatus, JobStatus
+from ingest.models import Document, FileStatus, JobStatus
+from ingest.pipeline import PIPELINE_VERSION
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import SearchFilter
@@ -130,3 +134,19 @@ def test_a_moved_file_is_found_again_under_its_new_path(
     assert summary.files[0].status == FileStatus.indexed
     assert document.source_path == str(moved)
     assert {chunk.source_path for chunk in index.chunks(document.id)} == {str(moved)}
+
+
+def test_a_document_recorded_by_an_older_pipeline_is_read_again(
+    ingestion: Ingestion, tmp_path: Path, ingest_settings
+) -> None:
+    path = text_pdf(tmp_path / "koorts.pdf", KOORTS, title="Koorts bij kinderen")
+    ingestion.ingest([path])
+    with session_scope(ingest_settings.database_url) as session:  # as the previous release recorded it
+        session.execute(update(Document).values(pipeline_version=PIPELINE_VERSION - 1))
+
+    again = ingestion.ingest([path])
+    once_more = ingestion.ingest([path])
+
+    assert [file.status for file in again.files] == [FileStatus.indexed]
+    assert find_document(ingest_settings.database_url, str(path)).pipeline_version == PIPELINE_VERSION
+    assert [file.status for file in once_more.files] == [FileStatus.skipped]

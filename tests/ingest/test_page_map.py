@@ -1,11 +1,14 @@
 """The cleaned text keeps a map back to pages: a sentence known to be on page N maps to page N."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from ingest.document_text import DocumentText, assemble, clean_page_lines, single_page
+from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf, page_texts
+from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from tests.ingest.ingest_pdfs import text_pdf
 
 PAGES = [
@@ -77,3 +80,52 @@ def test_a_plain_text_is_one_page() -> None:
 
     assert document.text == "Regel een loopt door.\n\nTweede alinea."
     assert document.page_starts == (0,)
+
+
+CIZ_FOOTER = "CIZ | Beleidsregels indicatiestelling Wlz 2025 {page}"
+PROFILES = "ABCDEF"
+CHAPTER = [
+    [
+        f"Artikel {page * 2 + 1}",
+        f"Bij de indicatie voor zorgprofiel {PROFILES[page - 1]} weegt het CIZ de beperkingen van de cliënt.",
+    ]
+    for page in range(1, 7)
+]
+
+
+@pytest.fixture
+def chapter(tmp_path: Path) -> ParsedDocument:
+    """Six pages of a report printed from page 19 on, with a running footer that carries the printed number."""
+    path = text_pdf(tmp_path / "beleidsregels.pdf", CHAPTER, footer=CIZ_FOOTER, numbered_from=19)
+    with open_pdf(path, 10**8) as pdf:
+        return parse_pdf(pdf)
+
+
+def test_a_running_footer_with_an_offset_page_number_is_removed(chapter: ParsedDocument) -> None:
+    records = chunk_records(chapter, DocumentTags(), chunk_size=200, chunk_overlap=40)
+
+    assert "Beleidsregels" not in chapter.text.text
+    assert not [record for record in records if "Beleidsregels" in record.chunk]
+    assert "Artikel 13" in chapter.text.text  # numbered headings do not run with the page number: they stay
+
+
+def test_removing_a_running_footer_keeps_every_chunk_on_its_page(chapter: ParsedDocument) -> None:
+    records = chunk_records(chapter, DocumentTags(), chunk_size=200, chunk_overlap=40)
+
+    for record in records:
+        assert chapter.text.text[record.char_start : record.char_end] == record.chunk
+        for profile in re.findall(r"zorgprofiel ([A-F])", record.chunk):  # a sentence drawn on one page
+            assert record.page_start <= PROFILES.index(profile) + 1 <= record.page_end
+    for page in range(1, 7):
+        assert chapter.text.page_text(page).startswith(f"Artikel {page * 2 + 1}\nBij de indicatie")
+
+
+def test_a_line_on_fewer_than_half_the_pages_is_kept(tmp_path: Path) -> None:
+    ten_pages = [*CHAPTER, *CHAPTER[:4]]
+    pages = [
+        [*lines, "Let op: dubbele controle 2"] if number < 4 else lines
+        for number, lines in enumerate(ten_pages)
+    ]
+    path = text_pdf(tmp_path / "deels.pdf", pages)
+
+    assert _document(path).text.count("Let op: dubbele controle 2") == 4

@@ -1,6 +1,7 @@
 """Copies of one file (same content, other path) never make a procedure unsearchable: a copy is skipped only
 while its twin still holds that content, and only once the twin's chunks are actually in the index."""
 
+import hashlib
 import shutil
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -20,6 +21,10 @@ from tests.ingest.conftest import KOORTS
 from tests.ingest.ingest_pdfs import text_pdf
 
 EDITED = [["Koorts bij kinderen, versie 2", "Geef voortaan ibuprofen 10 mg per kg lichaamsgewicht."]]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _searchable_paths(index: EmbeddedIndex) -> set[str]:
@@ -62,6 +67,31 @@ def test_a_copy_stays_searchable_when_the_original_is_edited_afterwards(
         str(copy),
         str(original),
     }
+
+
+def test_a_copy_takes_the_place_of_an_edited_original_that_is_ingested_alone(
+    ingestion: Ingestion, index: EmbeddedIndex, folder: Path, ingest_settings: IngestSettings
+) -> None:
+    original = text_pdf(folder / "a.pdf", KOORTS, title="Koorts bij kinderen")
+    ingestion.ingest([folder])
+    copy = Path(shutil.copy(original, folder / "a-kopie.pdf"))
+    removed = Path(shutil.copy(original, folder / "a-kopie-2.pdf"))
+    statuses = _statuses(ingestion, folder)
+    assert (
+        statuses[copy.name] == statuses[removed.name] == (FileStatus.skipped, f"zelfde inhoud als {original}")
+    )
+    removed.unlink()  # a skipped copy that is gone takes no one's place
+
+    text_pdf(original, EDITED, title="Koorts bij kinderen")
+    statuses = _statuses(ingestion, original)
+
+    assert statuses == {original.name: (FileStatus.indexed, None), copy.name: (FileStatus.indexed, None)}
+    assert _searchable_paths(index) == {str(original), str(copy)}
+    assert {document.source_path for document in list_documents(ingest_settings.database_url)} == {
+        str(original),
+        str(copy),
+    }
+    assert any("paracetamol" in chunk.chunk for chunk in index.chunks(_sha256(copy)))
 
 
 class _FirstWriteFails:
