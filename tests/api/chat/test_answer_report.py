@@ -19,9 +19,7 @@ from tests.api.conftest import SignIn
 ANSWERABLE = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
 UNANSWERABLE = "Wat is de startdosis heparine bij een longembolie?"
 SET = (
-    "question,relevant_documents,answer\n"
-    f"{ANSWERABLE},handhygiene.pdf,20 tot 30 seconden\n"
-    f"{UNANSWERABLE},,\n"
+    f"question,relevant_documents,answer\n{ANSWERABLE},handhygiene.pdf,20 tot 30 seconden\n{UNANSWERABLE},,\n"
 )
 REPORT_TIMEOUT_SECONDS = 600
 
@@ -31,7 +29,9 @@ def test_an_evaluator_runs_an_answer_report_through_the_chat_and_downloads_it_in
 ) -> None:
     app.state.chat = chat_runtime
     eva = sign_in("eva", Role.evaluator)
-    labelled = eva.post("/api/evaluator/sets", files={"file": ("antwoorden.csv", SET.encode(), "text/csv")}).json()
+    labelled = eva.post(
+        "/api/evaluator/sets", files={"file": ("antwoorden.csv", SET.encode(), "text/csv")}
+    ).json()
 
     started = eva.post("/api/evaluator/reports", json={"set_id": labelled["id"], "kind": "answers"})
     assert started.status_code == 202, started.text
@@ -62,7 +62,9 @@ def test_an_answer_report_needs_key_phrases_and_an_evaluator(sign_in: SignIn) ->
     ann = sign_in("ann", Role.clinician)
     without = eva.post(
         "/api/evaluator/sets",
-        files={"file": ("zonder.csv", f"question,relevant_documents\n{ANSWERABLE},handhygiene.pdf\n".encode())},
+        files={
+            "file": ("zonder.csv", f"question,relevant_documents\n{ANSWERABLE},handhygiene.pdf\n".encode())
+        },
     ).json()
 
     refused = eva.post("/api/evaluator/reports", json={"set_id": without["id"], "kind": "answers"})
