@@ -17,7 +17,7 @@ from tests.api.chat.conftest import stored_messages
 from tests.api.conftest import SignIn
 
 ANSWERABLE = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
-UNANSWERABLE = "Wat is de startdosis heparine bij een longembolie?"
+UNANSWERABLE = "isolatiemaatregelen bij mazelen"  # no sample procedure is about measles
 SET = (
     f"question,relevant_documents,answer\n{ANSWERABLE},handhygiene.pdf,20 tot 30 seconden\n{UNANSWERABLE},,\n"
 )
@@ -42,6 +42,7 @@ def test_an_evaluator_runs_an_answer_report_through_the_chat_and_downloads_it_in
     assert report["kind"] == "answers"
     figures = report["metrics"]["answers"]
     assert (figures["questions"], figures["answerable_with_key"], figures["unanswerable"]) == (2, 1, 1)
+    assert figures["quote_key_fact_rate"] == 1.0  # "3. Wrijf de handen 20 tot 30 seconden in …"
     assert figures["not_found_on_unanswerable"] == 1.0
     assert figures["numbers_unchecked"] == 0
     assert figures["median_quote_after_sources_ms"] <= 200
