@@ -63,6 +63,11 @@ class ReportStatus(StrEnum):
     failed = "failed"
 
 
+class ReportKind(StrEnum):
+    retrieval = "retrieval"  # Hit@k / MRR of the chat's retrieval
+    answers = "answers"  # answer quality through the chat (quote, generated answer, support)
+
+
 class User(Base):
     __tablename__ = "users"
     __table_args__ = (UniqueConstraint("oidc_subject", name="uq_users_oidc_subject"),)
@@ -265,3 +270,9 @@ class EvaluationReport(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    @property
+    def kind(self) -> ReportKind:
+        """An answer report keeps its figures under "answers" in `metrics`, from the moment it is queued (an empty
+        entry until it finishes): the kind needs no column of its own."""
+        return ReportKind.answers if ReportKind.answers in self.metrics else ReportKind.retrieval

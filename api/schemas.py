@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from api.models import Role
+from api.models import ReportKind, Role
 from ingest.models import FileStatus, JobStatus
 
 
@@ -214,6 +214,11 @@ class EvaluationSetOut(BaseModel):
 
 class ReportCreate(BaseModel):
     set_id: int = Field(ge=1, le=2**31 - 1)
+    kind: ReportKind = Field(
+        ReportKind.retrieval,
+        description="retrieval: Hit@k / MRR; answers: each question asked through the chat (needs the set's "
+        "`answer` column).",
+    )
 
 
 class ReportOut(BaseModel):
@@ -221,6 +226,7 @@ class ReportOut(BaseModel):
 
     id: int
     set_id: int
+    kind: ReportKind
     status: str
     progress: float
     created_at: UtcDatetime

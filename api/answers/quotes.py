@@ -1,16 +1,20 @@
 """The quote: the sentence(s) of the retrieved passages that best answer the question, verbatim, sent before any
 generated text (docs/api.md, event `quote`).
 
-Each sentence of each retrieved passage is scored by the share of the question's content words it holds (the
-abstention's word rules; the document's title counts as context, so "handalcohol" need not be repeated in every
-step), plus a bonus when the question asks for a quantity ("hoe lang", "hoeveel", "dosis"…) and the sentence
-holds a number, plus a small one for the passage's retrieval rank. A sentence ending in ":" takes the next one
-(the list it announces starts there). Nothing is quoted when no sentence reaches `min_score`, or the best is
-longer than `max_chars` (a table or list without sentence boundaries): no quote rather than a wrong one. The
-weights and the threshold were chosen on samples/questions.csv (`python -m api.evaluation.quote_study`,
+Each sentence of each retrieved passage is scored by the question's content words it holds, each word weighed by
+how few of the candidate sentences hold it (a rare word such as "stuwband" or "MRI" says more than "handen"), in
+the sentence itself and with its section heading and document title as context, the words compared by their Dutch
+stems ("wrijven" = "Wrijf", `api.answers.stems`). Bonuses: the question asks for a duration, a frequency or an
+amount ("hoe lang", "hoe vaak", "hoeveel") and the sentence states a number with such a unit; the sentence holds a
+number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a list (":"); a
+small one for the passage's retrieval rank. A sentence ending in ":" takes the next one (the list it announces
+starts there). Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
+table or list without sentence boundaries): no quote rather than a wrong one. The scoring and its weights were
+chosen on samples/questions.csv and read on the held-out set (`python -m api.evaluation.quote_study`,
 docs/evaluation.md "Can a clinician check the answer?").
 """
 
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -19,23 +23,52 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from api.answers.matching import Claim, match, numbers
+from api.answers.matching import Claim, numbers
 from api.answers.sentences import Sentence, split_sentences
+from api.answers.stems import StemVocabulary
+from api.chat.abstention import Vocabulary
 
-# Questions that ask for a quantity: a duration, a dose, a frequency, a limit.
+# Questions that ask for a quantity: a duration, a dose, a frequency, a limit (the earlier, unit-blind bonus).
 QUANTITY_QUESTION = re.compile(
     r"\b(hoe\s*(lang|vaak|veel|ver|snel|groot|hoog|laag)|hoeveel|hoelang|hoevaak|duur|dosis|dosering|max|"
     r"maximaal|maximum|min|minimaal|minimum|tijd|interval|frequentie|houdbaar|ml|mg|seconden|minuten|uur)\b",
     re.IGNORECASE,
 )
+# What the question asks for, and how a sentence states it: a number with a unit of time, a repetition, an amount.
+QUESTION_UNITS = (
+    (
+        re.compile(r"\b(hoe\s*lang|hoelang|duur\w*|tijd|max\w*|min\w*|houdbaar\w*|wanneer)\b", re.IGNORECASE),
+        re.compile(
+            r"\d\s*(seconden|sec|s|minuten|minuut|min|uur|uren|u|dagen|dag|weken|week|maanden|maand|jaar)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        re.compile(r"\b(hoe\s*vaak|hoevaak|frequentie|interval|om\s+de)\b", re.IGNORECASE),
+        re.compile(r"\b(elke|iedere|om de|per (dag|uur|week)|\d+\s*(x|keer|maal))\b", re.IGNORECASE),
+    ),
+    (
+        re.compile(r"\b(hoeveel|dosis|dosering|startdosis|ml|mg|gram)\b", re.IGNORECASE),
+        re.compile(
+            r"\d\s*(ml|mg|g|gram|µg|mcg|eenheden|e|ie|druppels|mmol|l|cc|pompslagen|tabletten|tablet)\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+WHEN_QUESTION = re.compile(r"\b(wanneer|in welke gevallen)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class QuoteRule:
     min_score: float = 0.5
-    quantity_bonus: float = 0.25
+    unit_bonus: float = 0.25  # the sentence states the kind of quantity the question asks for
+    quantity_bonus: float = 0.0  # the question asks for a quantity and the sentence holds any number
+    number_bonus: float = 0.3  # the sentence holds a number the question names
+    lead_in_bonus: float = 0.3  # a "wanneer" question and a sentence announcing a list
     rank_bonus: float = 0.05
     own_weight: float = 0.5  # the words the sentence itself holds, against those its heading and title add
+    rare_words: bool = True  # weigh each question word by how few candidate sentences hold it
+    word_forms: bool = True  # compare words by their stems (api.answers.stems)
     similarity_weight: float = 0.0
     max_chars: int = 400
 
@@ -58,14 +91,17 @@ def is_heading(sentence: str) -> bool:
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 
+class _Holds(Protocol):
+    def holds(self, word: str) -> bool: ...
+
+
 @dataclass(frozen=True)
 class _Candidate:
     source_index: int
     sentence: Sentence
     following: Sentence | None
-    own: float  # share of the question's content words in the sentence itself
-    held: float  # … in the sentence, its heading and its document's title
-    quantity: bool  # the question asks for a quantity and the sentence holds a number
+    own: _Holds  # the words of the sentence itself
+    held: _Holds  # … of the sentence, its heading and its document's title
     rank: float
 
 
@@ -80,34 +116,80 @@ def select_quote(
     claim = Claim.of(question)
     if not claim.words:
         return None
-    candidates = list(_candidates(question, Claim(claim.words, frozenset()), sources, rule))
-    if not candidates:
-        return None
+    candidates = list(_candidates(sources, rule))
+    weights = _word_weights(claim.words, candidates, rule.rare_words)
     cosines: Sequence[float] = [0.0] * len(candidates)
-    if similarity is not None and rule.similarity_weight:
+    if similarity is not None and rule.similarity_weight and candidates:
         cosines = similarity(question, [candidate.sentence.text for candidate in candidates])
+    cues = _Cues.of(question, claim)
     scored = [
-        (
-            rule.own_weight * c.own
-            + (1 - rule.own_weight) * c.held
-            + c.rank
-            + (rule.quantity_bonus if c.quantity else 0.0)
-            + rule.similarity_weight * cosine,
-            c,
-        )
-        for c, cosine in zip(candidates, cosines, strict=True)
+        (_score(candidate, weights, cues, rule) + rule.similarity_weight * cosine, candidate)
+        for candidate, cosine in zip(candidates, cosines, strict=True)
+        if any(candidate.own.holds(word) for word in claim.words)
     ]
+    if not scored:
+        return None
     score, best = max(scored, key=lambda pair: pair[0])
     if score < rule.min_score:
         return None
     return _quote(score, best, sources[best.source_index], rule)
 
 
-def _candidates(
-    question: str, words: Claim, sources: Sequence[dict[str, Any]], rule: QuoteRule
-) -> Iterator[_Candidate]:
-    """Every sentence of every passage that holds a content word of the question (headings excepted)."""
-    wants_quantity = bool(QUANTITY_QUESTION.search(question))
+@dataclass(frozen=True)
+class _Cues:
+    """What the question asks for, beyond its words."""
+
+    units: tuple[re.Pattern[str], ...]  # how a sentence states the quantity asked for
+    quantity: bool
+    numbers: frozenset[str]
+    when: bool
+
+    @classmethod
+    def of(cls, question: str, claim: Claim) -> "_Cues":
+        units = tuple(unit for asks, unit in QUESTION_UNITS if asks.search(question))
+        return cls(
+            units,
+            bool(QUANTITY_QUESTION.search(question)),
+            claim.numbers,
+            bool(WHEN_QUESTION.search(question)),
+        )
+
+
+def _score(candidate: _Candidate, weights: dict[str, float], cues: _Cues, rule: QuoteRule) -> float:
+    total = sum(weights.values())
+    own = sum(weight for word, weight in weights.items() if candidate.own.holds(word)) / total
+    held = sum(weight for word, weight in weights.items() if candidate.held.holds(word)) / total
+    text = candidate.sentence.text
+    stated = numbers(text)
+    score = rule.own_weight * own + (1 - rule.own_weight) * held + candidate.rank
+    if any(unit.search(text) for unit in cues.units):
+        score += rule.unit_bonus
+    if cues.quantity and stated:
+        score += rule.quantity_bonus
+    if cues.numbers & stated:
+        score += rule.number_bonus
+    if cues.when and text.endswith(":"):
+        score += rule.lead_in_bonus
+    return score
+
+
+def _word_weights(
+    words: Sequence[str], candidates: Sequence[_Candidate], rare_words: bool
+) -> dict[str, float]:
+    """Each question word's weight: log(1 + n / (1 + sentences holding it)) over the n candidate sentences (as
+    BM25's inverse document frequency), or 1 for every word. A word no sentence holds weighs most: it still counts
+    against every sentence, so a question the passages barely touch scores low."""
+    if not rare_words:
+        return dict.fromkeys(words, 1.0)
+    count = len(candidates)
+    return {
+        word: math.log(1 + count / (1 + sum(c.own.holds(word) for c in candidates))) or 1.0 for word in words
+    }
+
+
+def _candidates(sources: Sequence[dict[str, Any]], rule: QuoteRule) -> Iterator[_Candidate]:
+    """Every sentence of every passage, headings excepted (they are context for the sentences under them)."""
+    vocabulary = StemVocabulary if rule.word_forms else Vocabulary
     for index, source in enumerate(sources):
         sentences = split_sentences(str(source.get("passage") or ""))
         title = str(source.get("title") or "")
@@ -117,13 +199,10 @@ def _candidates(
             if is_heading(sentence.text):
                 heading = sentence.text
                 continue
-            own = match(words, sentence.text).words
-            if own == 0:
-                continue
-            held = match(words, sentence.text, f"{title}\n{heading}").words
             following = sentences[position + 1] if position + 1 < len(sentences) else None
-            quantity = wants_quantity and bool(numbers(sentence.text))
-            yield _Candidate(index, sentence, following, own, held, quantity, rank)
+            own = vocabulary([sentence.text])
+            held = vocabulary([sentence.text, f"{title}\n{heading}"])
+            yield _Candidate(index, sentence, following, own, held, rank)
 
 
 def _quote(

@@ -78,6 +78,10 @@ TERMINAL = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)")
 # A line followed by one that starts with a capitalised word ("Zichtbaar", not "WHO") ends a heading or a table
 # row: prose wrapped by the PDF goes on in lower case or with an acronym.
 _CAPITALISED = re.compile(r"[^\W\d_][^\W\d_A-Z]")
+# A table row at the start of a line: a value or range ("10–12", "< 0,6", "1,5–2,9", "2") with a capitalised word
+# as one of the next two ("10–12 Hoog risico …", "1,5–2,9 mmol/L Risico op DKA …"); prose wrapped before a number
+# goes on in lower case ("70 mg/dL (3,9 mmol/L).").
+_ROW_VALUE = re.compile(r"[<>≤≥]?\s*\d[\d,.]*(?:\s*[–-]\s*\d[\d,.]*)?\s+")
 _WORD_BEFORE = re.compile(r"([^\s(\[\"']+)$")
 _NEXT_CHARACTER = re.compile(r"\s*(\S)")
 WORD_WINDOW = 40  # characters before a full stop searched for its word (longer words are no abbreviation)
@@ -115,7 +119,7 @@ def _trimmed(text: str, start: int, end: int) -> Sentence | None:
 
 def _line_cuts(text: str) -> list[int]:
     """Line breaks that end a sentence: a blank line, a list item next, or a line ending in a full stop before,
-    or a capitalised word next."""
+    or a capitalised word or a table row next."""
     cuts = []
     lines = text.split("\n")
     offset = 0
@@ -128,6 +132,7 @@ def _line_cuts(text: str) -> list[int]:
             or LIST_ITEM.match(following)
             or _ends_sentence(line)
             or _capitalised(following.lstrip())
+            or _table_row(following.lstrip())
         ):
             cuts.append(offset)
     return cuts
@@ -135,6 +140,11 @@ def _line_cuts(text: str) -> list[int]:
 
 def _capitalised(line: str) -> bool:
     return bool(_CAPITALISED.match(line)) and line[0].isupper()
+
+
+def _table_row(line: str) -> bool:
+    value = _ROW_VALUE.match(line)
+    return value is not None and any(_capitalised(word) for word in line[value.end() :].split()[:2])
 
 
 def _ends_sentence(line: str) -> bool:

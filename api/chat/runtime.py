@@ -72,6 +72,12 @@ class ChatRuntime:
         job = partial(self.retriever.retrieve, question, filters=filters)
         return await asyncio.get_running_loop().run_in_executor(self._retrieval_pool, job)
 
+    def close(self) -> None:
+        """End the retrieval threads (a runtime made for one run, such as an answer report)."""
+        if self._retrieval_pool is not None:
+            self._retrieval_pool.shutdown()
+            self._retrieval_pool = None
+
     @property
     def abstention(self) -> AbstentionRule:
         chat = self.settings
@@ -105,11 +111,12 @@ async def get_chat_runtime(request: Request) -> ChatRuntime:
     thread then (loading the embedder takes seconds), on the event loop once built (no thread-pool trip)."""
     runtime: ChatRuntime | None = getattr(request.app.state, "chat", None)
     if runtime is None:
-        runtime = await run_in_threadpool(_built, request.app.state)
+        runtime = await run_in_threadpool(built_runtime, request.app.state)
     return runtime
 
 
-def _built(state: State) -> ChatRuntime:
+def built_runtime(state: State) -> ChatRuntime:
+    """The app's chat runtime, built now if it is not yet (seconds: call it from a worker thread)."""
     with _building:
         if getattr(state, "chat", None) is None:
             state.chat = ChatRuntime.from_settings(state.settings, ChatSettings(), IngestSettings())

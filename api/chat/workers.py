@@ -184,6 +184,10 @@ class WorkerPool:
         self._timeout = timeout
         self._retry_after = retry_after
 
+    async def aclose(self) -> None:
+        """Close the pool's HTTP connections (a pool made for one run, such as an answer report)."""
+        await self._client.aclose()
+
     async def summary(self) -> dict[str, int]:
         """How many workers are ready, still loading, of how many (for `/api/health`: the chat page says "the
         model is loading" before a question is asked, rather than refuse it)."""

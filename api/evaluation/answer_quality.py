@@ -18,7 +18,7 @@ import logging
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from api.answers.matching import numbers
 from api.bench.loopback import worker_process
 from api.chat import answering
-from api.chat.runtime import ChatRuntime, pool_from_settings
+from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.evaluation.configs import RetrievalConfig
 from api.evaluation.corpus import CleanedDocument
@@ -85,25 +85,41 @@ def ask_answers(
     with tempfile.TemporaryDirectory(prefix="vraagbaak-answers-") as folder:
         work = Path(folder)
         index = build_index(documents, RetrievalConfig(), embedder, work / "index")
-        database_url = f"sqlite:///{work / 'answers.db'}"
-        migrate(database_url)
-        conversation_id = _conversation(database_url)
         if log_dir is not None:
             log_dir.mkdir(parents=True, exist_ok=True)
         worker_log = (log_dir or work) / "worker.log"
         try:
             with worker_process(worker_log, model, MAX_NEW_TOKENS=str(max_new_tokens)) as url:
                 chat = ChatSettings(worker_urls=[url], answer_max_new_tokens=max_new_tokens)
-                runtime = ChatRuntime(
-                    Retriever.from_settings(settings, index, embedder),
-                    pool_from_settings(chat),
-                    chat,
-                    database_url,
-                    "UZ Voorbeeld",
-                )
-                return asyncio.run(_ask_all(runtime, conversation_id, queries))
+                retriever = Retriever.from_settings(settings, index, embedder)
+                return ask_through_chat(retriever, chat, "UZ Voorbeeld", queries)
         finally:
             index.close()
+
+
+Progress = Callable[[int, int], None]
+
+
+def ask_through_chat(
+    retriever: ChatRetriever,
+    chat: ChatSettings,
+    hospital: str,
+    queries: Sequence[EvalQuery],
+    progress: Progress | None = None,
+) -> list[AnswerObservation]:
+    """Ask every question through the chat's steps with `retriever` and the workers of `chat`, storing the
+    messages in a temporary SQLite database (the evaluator's questions stay out of every real history);
+    `progress(done, total)` after each question. Runs its own event loop: call it from a worker thread."""
+    with tempfile.TemporaryDirectory(prefix="vraagbaak-answers-db-") as folder:
+        database_url = f"sqlite:///{Path(folder) / 'answers.db'}"
+        migrate(database_url)
+        conversation_id = _conversation(database_url)
+        try:
+            return asyncio.run(
+                _ask_all(retriever, chat, database_url, hospital, conversation_id, queries, progress)
+            )
+        finally:
+            get_engine(database_url).dispose()
 
 
 def _conversation(database_url: str) -> int:
@@ -116,21 +132,35 @@ def _conversation(database_url: str) -> int:
 
 
 async def _ask_all(
-    runtime: ChatRuntime, conversation_id: int, queries: Sequence[EvalQuery]
+    retriever: ChatRetriever,
+    chat: ChatSettings,
+    database_url: str,
+    hospital: str,
+    conversation_id: int,
+    queries: Sequence[EvalQuery],
+    progress: Progress | None,
 ) -> list[AnswerObservation]:
+    pool = pool_from_settings(chat)  # its HTTP client belongs to this event loop
+    runtime = ChatRuntime(retriever, pool, chat, database_url, hospital)
     observations = []
-    for number, query in enumerate(queries, start=1):
-        observation = await _ask(runtime, conversation_id, query)
-        log.info(
-            "%d/%d %s: %s, quote %s, answer %s",
-            number,
-            len(queries),
-            query.question,
-            observation.state,
-            observation.quote_has_fact,
-            observation.answer_has_fact,
-        )
-        observations.append(observation)
+    try:
+        for number, query in enumerate(queries, start=1):
+            observation = await _ask(runtime, conversation_id, query)
+            log.info(
+                "%d/%d %s: %s, quote %s, answer %s",
+                number,
+                len(queries),
+                query.question,
+                observation.state,
+                observation.quote_has_fact,
+                observation.answer_has_fact,
+            )
+            observations.append(observation)
+            if progress is not None:
+                progress(number, len(queries))
+    finally:
+        await pool.aclose()
+        runtime.close()
     return observations
 
 

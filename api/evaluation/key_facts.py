@@ -1,15 +1,18 @@
 """Whether a text holds a question's key fact (its `answer` key phrase), compared as a clinician would read it:
-case, white space, dashes and the decimal sign do not matter ("20–30" = "20 - 30", "1.5" = "1,5")."""
+case, white space, dashes, the decimal sign and the way a range is written do not matter ("20–30" = "20 - 30" =
+"20 tot 30", "1.5" = "1,5")."""
 
 import re
 
+_RANGE_WORD = re.compile(r"(?<=\d)\s+(?:tot|à)\s+(?=\d)")
 _DASHES = re.compile(r"\s*[–—-]\s*")
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 _SPACE = re.compile(r"\s+")
 
 
 def normalised(text: str) -> str:
-    text = _DASHES.sub("-", text.lower())
+    text = _RANGE_WORD.sub("-", text.lower())
+    text = _DASHES.sub("-", text)
     text = _DECIMAL_POINT.sub(",", text)
     return _SPACE.sub(" ", text).strip()
 

@@ -5,7 +5,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Request, UploadFile, status
 from fastapi.responses import FileResponse, Response
 
+from api.chat.runtime import built_runtime
 from api.deps import EvaluatorUser, RowId, SessionDep, SettingsDep, get_index
+from api.models import ReportKind
 from api.schemas import EvaluationSetOut, ReportCreate, ReportOut
 from api.services import evaluation, feedback
 
@@ -59,16 +61,20 @@ def start_report(
     body: ReportCreate, request: Request, user: EvaluatorUser, db: SessionDep, settings: SettingsDep
 ) -> ReportOut:
     """Queue a report over the set; poll `GET /api/evaluator/reports/{id}` until it is finished or failed."""
-    report = evaluation.queue_report(db, user, body.set_id)
+    report = evaluation.queue_report(db, user, body.set_id, body.kind)
     db.commit()
-    request.app.state.report_executor.submit(
-        evaluation.run_report,
-        settings.database_url,
-        request.app.state.ingest_settings,
-        get_index(request),
-        settings.report_dir,
-        report.id,
-    )
+    executor = request.app.state.report_executor
+    if body.kind == ReportKind.answers:
+        runtime = built_runtime(request.app.state)
+        executor.submit(
+            evaluation.run_answer_report, settings.database_url, runtime, settings.report_dir, report.id
+        )
+    else:
+        index = get_index(request)
+        ingest = request.app.state.ingest_settings
+        executor.submit(
+            evaluation.run_report, settings.database_url, ingest, index, settings.report_dir, report.id
+        )
     return ReportOut.model_validate(report)
 
 

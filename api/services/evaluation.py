@@ -2,11 +2,15 @@
 admins ingested, written with `api.evaluation`'s exports (CSV, JSON, Markdown, HTML) plus the two rank figures
 as PNG, into REPORT_DIR/<report id>/.
 
-Reports run on one background thread (they embed every question); a report left queued or running by a process
-that stopped is marked failed at the next start, so nobody waits for it forever.
+Two kinds: the retrieval report (Hit@k / MRR) and the answer report (each question asked through the chat's
+own steps: `api.evaluation.answer_quality`, its CSV/JSON/HTML). Reports run on one background thread (they embed
+every question, an answer report also waits for the model); a report left queued or running by a process that
+stopped is marked failed at the next start, so nobody waits for it forever.
 """
 
 import logging
+from collections.abc import Callable
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +18,8 @@ import matplotlib.pyplot as plt
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from api.chat.runtime import ChatRuntime
+from api.evaluation.answer_quality import ask_through_chat, summarise, write_answer_report
 from api.evaluation.export import write_report
 from api.evaluation.plots import cumulative_hits_figure, rank_density_figure
 from api.evaluation.queries import EvalQuery, QueryFileError, parse_csv
@@ -21,7 +27,7 @@ from api.evaluation.report import ConfigurationResult
 from api.evaluation.report import EvaluationReport as Report
 from api.evaluation.resolution import DocumentResolver, IndexedDocument
 from api.evaluation.runner import Embedders, ask_all
-from api.models import EvaluationReport, EvaluationSet, ReportStatus, User
+from api.models import EvaluationReport, EvaluationSet, ReportKind, ReportStatus, User
 from api.services.errors import Invalid, NotFound
 from ingest.database import session_scope
 from ingest.models import Document
@@ -40,6 +46,11 @@ REPORT_FAILED = (
 INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
 CONFIGURATION = "chat"  # the chat's own retrieval settings; the name shows in the figures' legend
 MAX_SET_BYTES = 5_000_000
+NO_KEY_PHRASES = (
+    "Een antwoordrapport heeft kernzinnen nodig: een kolom answer met per vraag een zin die het juiste antwoord "
+    "moet bevatten (bijvoorbeeld '20 tot 30 seconden'). Deze vragenset heeft er geen."
+)
+ANSWERS = ReportKind.answers.value  # the answer report's figures in `metrics`
 
 
 def _resolver(db: Session) -> DocumentResolver:
@@ -89,11 +100,18 @@ def list_sets(db: Session) -> list[EvaluationSet]:
     return list(db.scalars(select(EvaluationSet).order_by(EvaluationSet.id.desc())))
 
 
-def queue_report(db: Session, user: User, set_id: int) -> EvaluationReport:
-    if db.get(EvaluationSet, set_id) is None:
+def queue_report(
+    db: Session, user: User, set_id: int, kind: ReportKind = ReportKind.retrieval
+) -> EvaluationReport:
+    """A queued report over the set; an answer report needs key phrases (the set's `answer` column)."""
+    labelled = db.get(EvaluationSet, set_id)
+    if labelled is None:
         raise NotFound(SET_NOT_FOUND)
+    if kind == ReportKind.answers and not any(q.answer for q in parse_csv(labelled.content, labelled.name)):
+        raise Invalid(NO_KEY_PHRASES)
+    metrics: dict[str, object] = {ANSWERS: {}} if kind == ReportKind.answers else {}  # the kind's marker
     report = EvaluationReport(
-        set_id=set_id, status=ReportStatus.queued, progress=0.0, metrics={}, files=[], created_by=user.id
+        set_id=set_id, status=ReportStatus.queued, progress=0.0, metrics=metrics, files=[], created_by=user.id
     )
     db.add(report)
     db.flush()
@@ -137,6 +155,60 @@ def run_report(
     database_url: str, settings: IngestSettings, index: SearchIndex, report_dir: Path, report_id: int
 ) -> None:
     """Ask every question of the live index, judge the results and write the report files."""
+
+    def retrieval_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
+        embedders = Embedders(settings)
+        retriever = embedders.retriever(settings.embedding_model, index, settings.retrieval_alpha)
+        prepared = embedders.prepared(settings.embedding_model, retriever, [q.question for q in queries])
+        _set_state(database_url, report_id, progress=0.5)
+        outcomes = ask_all(retriever, queries, prepared, resolver)
+        settings_used = {"alpha": f"{settings.retrieval_alpha:g}", "embedder": settings.embedding_model}
+        result = ConfigurationResult(CONFIGURATION, settings_used, outcomes)
+        note = f"{_asked(queries)}, gezocht in de geïndexeerde documenten zoals de chat zoekt."
+        report = Report(name, (result,), (note,), CONFIGURATION)
+        metrics: dict[str, dict[str, float]] = {
+            level: {"questions": summary.questions, **summary.metrics()}
+            for level in report.levels()
+            if (summary := result.summary(level))
+        }
+        return metrics, _write(report, report_dir / str(report_id))
+
+    _run(database_url, report_id, retrieval_report)
+
+
+def run_answer_report(database_url: str, runtime: ChatRuntime, report_dir: Path, report_id: int) -> None:
+    """Ask every question through the chat's own steps (its retriever and its workers, the messages kept in a
+    temporary database) and write the answer-quality report (`api.evaluation.answer_quality`)."""
+
+    def answer_report(name: str, queries: list[EvalQuery], _resolver: DocumentResolver) -> Written:
+        def progress(done: int, total: int) -> None:
+            _set_state(database_url, report_id, progress=0.1 + 0.85 * done / total)
+
+        observations = ask_through_chat(
+            runtime.retriever, runtime.settings, runtime.hospital, queries, progress
+        )
+        note = (
+            f"{_asked(queries)}, gesteld via de chat (zoeken, citaat, het taalmodel van de chat, controle)."
+        )
+        files = write_answer_report(name, observations, (note,), report_dir / str(report_id))
+        summary = {
+            key: float(value) for key, value in asdict(summarise(observations)).items() if value is not None
+        }
+        return {ANSWERS: summary}, [path.name for path in files]
+
+    _run(database_url, report_id, answer_report)
+
+
+Written = tuple[dict[str, dict[str, float]], list[str]]  # the report's metrics and file names
+
+
+def _run(
+    database_url: str,
+    report_id: int,
+    make: Callable[[str, list[EvalQuery], DocumentResolver], Written],
+) -> None:
+    """Mark the report running, `make` it from its set, and record the outcome: finished with its metrics and
+    files, or failed with a Dutch message (the details go to the log; the API goes on)."""
     _set_state(database_url, report_id, status=ReportStatus.running, progress=0.0)
     try:
         with session_scope(database_url) as db:
@@ -145,22 +217,7 @@ def run_report(
             assert labelled is not None  # the report is removed with its set (cascade)
             queries, name, resolver = parse_csv(labelled.content, labelled.name), labelled.name, _resolver(db)
         _set_state(database_url, report_id, progress=0.1)
-        embedders = Embedders(settings)
-        retriever = embedders.retriever(settings.embedding_model, index, settings.retrieval_alpha)
-        prepared = embedders.prepared(settings.embedding_model, retriever, [q.question for q in queries])
-        _set_state(database_url, report_id, progress=0.5)
-        outcomes = ask_all(retriever, queries, prepared, resolver)
-        settings_used = {"alpha": f"{settings.retrieval_alpha:g}", "embedder": settings.embedding_model}
-        result = ConfigurationResult(CONFIGURATION, settings_used, outcomes)
-        asked = f"{len(queries)} {'vraag' if len(queries) == 1 else 'vragen'}"
-        note = f"{asked}, gezocht in de geïndexeerde documenten zoals de chat zoekt."
-        report = Report(name, (result,), (note,), CONFIGURATION)
-        files = _write(report, report_dir / str(report_id))
-        metrics = {
-            level: {"questions": summary.questions, **summary.metrics()}
-            for level in report.levels()
-            if (summary := result.summary(level))
-        }
+        metrics, files = make(name, queries, resolver)
         _set_state(
             database_url,
             report_id,
@@ -170,7 +227,7 @@ def run_report(
             files=files,
             finished_at=datetime.now(UTC),
         )
-    except Exception:  # the details go to the log, the evaluator gets a message; the API goes on
+    except Exception:
         log.exception("evaluation report %d failed", report_id)
         _set_state(
             database_url,
@@ -179,6 +236,10 @@ def run_report(
             error=REPORT_FAILED.format(report_id=report_id),
             finished_at=datetime.now(UTC),
         )
+
+
+def _asked(queries: list[EvalQuery]) -> str:
+    return f"{len(queries)} {'vraag' if len(queries) == 1 else 'vragen'}"
 
 
 def _write(report: Report, folder: Path) -> list[str]:

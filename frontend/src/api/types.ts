@@ -145,6 +145,7 @@ export interface EvaluationSet {
 export interface Report {
   id: number;
   set_id: number;
+  kind: "retrieval" | "answers"; // Hit@k / MRR, or answer quality through the chat
   status: string;
   progress: number;
   created_at: string;

@@ -1,4 +1,6 @@
-// Evaluators: upload a labelled question set, run a report, read Hit@k / MRR, see the rank plots, download exports.
+// Evaluators: upload a labelled question set, run a report, read Hit@k / MRR, see the rank plots, download exports;
+// or run an answer report (each question asked through the chat) and read how often the quote and the answer hold
+// the key fact.
 // Everything in Dutch for someone who is not a programmer: what the numbers mean is explained next to them.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, getJson, request, sendJson } from "../api/client";
@@ -19,7 +21,31 @@ const FILE_LABELS: Record<string, string> = {
   "queries.csv": "Resultaat per vraag voor Excel",
   "report.json": "Alle gegevens (JSON)",
   "summary.md": "Samenvatting (Markdown)",
+  "answers.html": "Volledig antwoordrapport (webpagina)",
+  "answers.csv": "Antwoorden per vraag voor Excel",
+  "answers.json": "Alle gegevens van de antwoorden (JSON)",
 };
+// The answer report's figures (api/evaluation/answer_quality.py LABELS), in its order; shares show as percentages.
+const ANSWER_FIGURES: [string, string][] = [
+  ["questions", "Vragen"],
+  ["answerable_with_key", "Beantwoordbare vragen met kernzin"],
+  ["quote_key_fact_rate", "Citaat bevat het kernfeit"],
+  ["answer_key_fact_rate", "Gegenereerd antwoord bevat het kernfeit"],
+  ["sentences", "Gegenereerde zinnen"],
+  ["supported_share", "Zinnen gevonden in de bronnen"],
+  ["flagged_share", "Zinnen gemarkeerd als niet gevonden in de bronnen"],
+  ["warnings", "Antwoorden met waarschuwing"],
+  ["numbers_unchecked", "Getallen zonder bron en zonder markering"],
+  ["unanswerable", "Onbeantwoordbare vragen"],
+  ["not_found_on_unanswerable", "'Niet gevonden' op onbeantwoordbare vragen"],
+  ["looping", "Antwoorden afgebroken wegens herhaling"],
+  ["median_seconds_to_sources", "Mediaan tijd tot bronnen (s)"],
+  ["median_seconds_to_quote", "Mediaan tijd tot citaat (s)"],
+  ["median_quote_after_sources_ms", "Mediaan citaat na bronnen (ms)"],
+  ["max_quote_after_sources_ms", "Maximum citaat na bronnen (ms)"],
+  ["median_seconds_to_text", "Mediaan tijd tot eerste tekst (s)"],
+];
+const SHARES = new Set(["quote_key_fact_rate", "answer_key_fact_rate", "supported_share", "flagged_share", "not_found_on_unanswerable"]);
 const PLOTS: Record<string, string> = {
   "rank-density": "Verdeling van de rang van het eerste juiste resultaat",
   "cumulative-hits": "Cumulatief: een juist resultaat bij de eerste k",
@@ -27,6 +53,14 @@ const PLOTS: Record<string, string> = {
 
 const fileUrl = (report: Report, name: string) => `/api/evaluator/reports/${report.id}/files/${encodeURIComponent(name)}`;
 const decimal = (value: number) => value.toLocaleString("nl-NL", { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+
+/** An answer-report figure as the report writes it: "85%" for a share, "0,42" for a time, "12" for a count. */
+export function answerFigure(name: string, value: number | undefined): string {
+  if (value === undefined) return "–";
+  if (SHARES.has(name)) return `${Math.round(value * 100)}%`;
+  if (Number.isInteger(value)) return String(value);
+  return value.toLocaleString("nl-NL", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
 
 /** "Verdeling van de rang … (op documentniveau)" for "rank-density-document.png". */
 export function plotTitle(name: string): string {
@@ -60,9 +94,9 @@ export function EvaluatorPage() {
     }
   }
 
-  async function run(setId: number) {
+  async function run(setId: number, kind: Report["kind"]) {
     try {
-      await sendJson("POST", "/api/evaluator/reports", { set_id: setId });
+      await sendJson("POST", "/api/evaluator/reports", { set_id: setId, kind });
       refresh();
     } catch (error) {
       setMessage(error instanceof ApiError ? error.message : "Het rapport kon niet starten.");
@@ -95,6 +129,9 @@ export function EvaluatorPage() {
           <span>
             Een CSV-bestand met de kolommen <code>question</code> en <code>relevant_documents</code>, gescheiden door komma&apos;s of
             puntkomma&apos;s (zoals Excel het bewaart). Meerdere documenten bij één vraag: scheid ze met een puntkomma.
+            Voor <em>Antwoordkwaliteit meten</em> ook een kolom <code>answer</code>: een kernzin die het juiste antwoord moet bevatten
+            (bijvoorbeeld &quot;20 tot 30 seconden&quot;). Elke vraag wordt dan via de chat gesteld; dat duurt per vraag zo lang als een
+            antwoord in de chat.
           </span>
         </div>
         {message && <p role="alert" className="error">{message}</p>}
@@ -106,8 +143,11 @@ export function EvaluatorPage() {
           <li key={set.id}>
             {set.name} ({count(set.questions, "vraag", "vragen")}
             {set.unresolved.length > 0 && `, ${count(set.unresolved.length, "onbekend document", "onbekende documenten")}`}){" "}
-            <button type="button" onClick={() => void run(set.id)}>
+            <button type="button" onClick={() => void run(set.id, "retrieval")}>
               Rapport maken
+            </button>{" "}
+            <button type="button" onClick={() => void run(set.id, "answers")}>
+              Antwoordkwaliteit meten
             </button>
             {set.unresolved.length > 0 && (
               <p className="unknown">
@@ -131,12 +171,13 @@ export function EvaluatorPage() {
 }
 
 function ReportView({ report, setName }: { report: Report; setName: string }) {
-  const columns = [...new Set(Object.values(report.metrics).flatMap((row) => Object.keys(row)))];
+  const answers = report.kind === "answers";
+  const columns = answers ? [] : [...new Set(Object.values(report.metrics).flatMap((row) => Object.keys(row)))];
   const plots = report.files.filter((name) => name.endsWith(".png"));
   return (
     <article className="report" aria-label={`Rapport ${report.id}`}>
       <h3>
-        Rapport {report.id}: {REPORT_STATUS[report.status] ?? report.status}
+        {answers ? "Antwoordrapport" : "Rapport"} {report.id}: {REPORT_STATUS[report.status] ?? report.status}
       </h3>
       <p className="times">
         Vragenset <strong>{setName}</strong> · gemaakt op {dateTime(report.created_at)}
@@ -172,6 +213,7 @@ function ReportView({ report, setName }: { report: Report; setName: string }) {
           <MetricsExplained />
         </>
       )}
+      {answers && report.status === "finished" && <AnswerFigures report={report} />}
       {plots.map((name) => (
         <img key={name} src={fileUrl(report, name)} alt={plotTitle(name)} className="plot" />
       ))}
@@ -189,6 +231,35 @@ function ReportView({ report, setName }: { report: Report; setName: string }) {
         </ul>
       )}
     </article>
+  );
+}
+
+/** The answer report's figures, each with its Dutch label, and what the two key-fact rates mean. */
+function AnswerFigures({ report }: { report: Report }) {
+  const figures = report.metrics.answers ?? {};
+  return (
+    <>
+      <ScrollBox label={`Antwoordkwaliteit van rapport ${report.id}`}>
+        <table>
+          <tbody>
+            {ANSWER_FIGURES.map(([name, label]) => (
+              <tr key={name}>
+                <th scope="row">{label}</th>
+                <td>{answerFigure(name, figures[name])}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollBox>
+      <div className="explain">
+        <p>
+          <strong>Hoe lees je deze tabel?</strong> Elke vraag is gesteld zoals een gebruiker haar in de chat stelt. Het{" "}
+          <strong>citaat</strong> is de zin die Vraagbaak letterlijk uit het document haalt; het <strong>gegenereerde antwoord</strong> schrijft
+          het taalmodel. Beide tellen als juist als ze de kernzin uit de kolom <code>answer</code> bevatten (hoofdletters, spaties en de
+          schrijfwijze van getallen tellen niet). Zinnen van het antwoord die niet in de bronnen staan, ziet de gebruiker gemarkeerd.
+        </p>
+      </div>
+    </>
   );
 }
 

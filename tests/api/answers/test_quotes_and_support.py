@@ -175,3 +175,54 @@ def test_a_sentence_that_only_repeats_the_question_is_not_cited(sources: list[di
     )
 
     assert [sentence["supported"] for sentence in checked.sentences] == [False, True, False]
+
+
+def _source(name: str, title: str, start: str, end: str) -> dict[str, object]:
+    return {
+        "document_id": name,
+        "title": title,
+        "page_start": 1,
+        "page_end": 1,
+        "passage": passage(name, start, end),
+    }
+
+
+def test_a_question_word_in_another_form_and_a_when_question_quote_the_lead_in_and_its_first_item(
+    sources: list[dict[str, object]],
+) -> None:
+    """ "wassen" is the step's "Was"; "wanneer" asks for the cases the lead-in announces (it was the duration
+    sentence "Handen wassen duurt 40 tot 60 seconden." before)."""
+    quote = select_quote("handen wassen ipv handalcohol wanneer", sources)
+
+    assert quote is not None
+    assert quote["text"] == (
+        "Was de handen met water en vloeibare zeep in plaats van ze te ontsmetten:\n"
+        "- als de handen zichtbaar vuil of nat zijn;"
+    )
+
+
+def test_a_duration_question_prefers_the_sentence_with_a_unit_of_time() -> None:
+    """ "max tijd stuwband" is answered by "1 minuut", not by the "7 à 10 cm" of the sentence before."""
+    bloedafname = _source(
+        "bloedafname.pdf", "Bloedafname", "Leg de stuwband", "Laat de stuwband maximaal 1 minuut zitten."
+    )
+
+    quote = select_quote("max tijd stuwband?", [bloedafname])
+
+    assert quote is not None and quote["text"] == "Laat de stuwband maximaal 1 minuut zitten."
+
+
+def test_a_number_the_question_names_picks_its_table_row() -> None:
+    pump = _source(
+        "insulinepomp-kinderen.pdf",
+        "Insulinepomp bij kinderen met diabetes type 1",
+        "Bloedketonen",
+        "DKA-protocol",
+    )
+
+    quote = select_quote("ketonen 1,5 bij kind met pomp, wat doen?", [pump])
+
+    assert quote is not None
+    assert quote["text"].startswith(
+        "1,5–2,9 mmol/L Risico op DKA Zoals hierboven en onmiddellijk de kinderarts verwittigen\n"
+    )

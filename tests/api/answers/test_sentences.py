@@ -81,3 +81,17 @@ def test_a_very_long_text_without_boundaries_is_one_sentence_and_quick(tmp_path:
     text = " ".join(f"kolom{i} 12 mg" for i in range(20_000))
     [sentence] = split_sentences(text)
     assert sentence.text == text
+
+
+def test_each_table_row_that_starts_with_a_value_is_a_sentence_and_wrapped_prose_is_not() -> None:
+    table = (
+        "Bradenscore Risico Beleid\n19–23 Geen verhoogd risico Huidinspectie bij de dagelijkse zorg\n"
+        "1,5–2,9 mmol/L Risico op DKA Zoals hierboven\nHypoglycemie is een glycemie lager dan\n70 mg/dL (3,9 mmol/L)."
+    )
+
+    assert [sentence.text for sentence in split_sentences(table)] == [
+        "Bradenscore Risico Beleid",
+        "19–23 Geen verhoogd risico Huidinspectie bij de dagelijkse zorg",
+        "1,5–2,9 mmol/L Risico op DKA Zoals hierboven",
+        "Hypoglycemie is een glycemie lager dan\n70 mg/dL (3,9 mmol/L).",
+    ]
