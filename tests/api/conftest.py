@@ -2,6 +2,7 @@
 procedures (samples/documents) ingested for real with all-MiniLM-L6-v2 into an embedded index."""
 
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -94,3 +95,14 @@ def sign_in(app: FastAPI, api_settings: ApiSettings) -> Iterator[SignIn]:
     yield signed_in
     for browser in clients:
         browser.close()
+
+
+def finished_report(evaluator: TestClient, report_id: int, timeout_seconds: float) -> dict[str, object]:
+    """The report once its background run has finished or failed (polled: it runs in a thread of the app)."""
+    deadline = time.monotonic() + timeout_seconds
+    while time.monotonic() < deadline:
+        report: dict[str, object] = evaluator.get(f"/api/evaluator/reports/{report_id}").json()
+        if report["status"] in ("finished", "failed"):
+            return report
+        time.sleep(0.5)
+    raise AssertionError(f"report {report_id} did not finish in {timeout_seconds} s")

@@ -3,26 +3,13 @@
 import csv
 import io
 import json
-import time
-
-from fastapi.testclient import TestClient
 
 from api.models import Role
 from ingest.jobs import JobSummary
-from tests.api.conftest import REPO_ROOT, SignIn
+from tests.api.conftest import REPO_ROOT, SignIn, finished_report
 
 QUESTIONS = REPO_ROOT / "samples" / "questions.csv"
 REPORT_TIMEOUT_SECONDS = 300
-
-
-def _finished(evaluator: TestClient, report_id: int) -> dict[str, object]:
-    deadline = time.monotonic() + REPORT_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        report: dict[str, object] = evaluator.get(f"/api/evaluator/reports/{report_id}").json()
-        if report["status"] in ("finished", "failed"):
-            return report
-        time.sleep(0.5)
-    raise AssertionError(f"report {report_id} did not finish in {REPORT_TIMEOUT_SECONDS} s")
 
 
 def test_upload_a_set_run_a_report_and_download_its_files(sign_in: SignIn, ingested: JobSummary) -> None:
@@ -39,7 +26,7 @@ def test_upload_a_set_run_a_report_and_download_its_files(sign_in: SignIn, inges
 
     started = eva.post("/api/evaluator/reports", json={"set_id": labelled["id"]})
     assert started.status_code == 202
-    report = _finished(eva, started.json()["id"])
+    report = finished_report(eva, started.json()["id"], REPORT_TIMEOUT_SECONDS)
 
     assert report["status"] == "finished", report["error"]
     metrics = report["metrics"]

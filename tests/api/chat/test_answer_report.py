@@ -4,17 +4,15 @@ app's retriever, a worker with the tiny model), its figures and its Dutch CSV/JS
 import csv
 import io
 import json
-import time
 
 from fastapi import FastAPI
-from fastapi.testclient import TestClient
 
 from api.chat.runtime import ChatRuntime
 from api.models import Role
 from api.services.evaluation import NO_KEY_PHRASES
 from api.settings import ApiSettings
 from tests.api.chat.conftest import stored_messages
-from tests.api.conftest import SignIn
+from tests.api.conftest import SignIn, finished_report
 
 ANSWERABLE = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
 UNANSWERABLE = "isolatiemaatregelen bij mazelen"  # no sample procedure is about measles
@@ -36,7 +34,7 @@ def test_an_evaluator_runs_an_answer_report_through_the_chat_and_downloads_it_in
     started = eva.post("/api/evaluator/reports", json={"set_id": labelled["id"], "kind": "answers"})
     assert started.status_code == 202, started.text
     assert started.json()["kind"] == "answers"
-    report = _finished(eva, started.json()["id"])
+    report = finished_report(eva, started.json()["id"], REPORT_TIMEOUT_SECONDS)
 
     assert report["status"] == "finished", report["error"]
     assert report["kind"] == "answers"
@@ -76,13 +74,3 @@ def test_an_answer_report_needs_key_phrases_and_an_evaluator(sign_in: SignIn) ->
     assert forbidden.status_code == 403
     assert unknown_kind.status_code == 422
     assert eva.get("/api/evaluator/reports").json() == []
-
-
-def _finished(evaluator: TestClient, report_id: int) -> dict[str, object]:
-    deadline = time.monotonic() + REPORT_TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        report: dict[str, object] = evaluator.get(f"/api/evaluator/reports/{report_id}").json()
-        if report["status"] in ("finished", "failed"):
-            return report
-        time.sleep(0.5)
-    raise AssertionError(f"report {report_id} did not finish in {REPORT_TIMEOUT_SECONDS} s")
