@@ -137,6 +137,24 @@ describe("ChatPage", () => {
     expect((await screen.findByRole("alert")).textContent).toBe(CONNECTION_LOST);
   });
 
+  it("shows why an answer was cut off when the generator fell silent, and that it was not saved when the database was down", async () => {
+    const stream = answerStream();
+    serveApi(() => stream.response);
+    askQuestion();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("delta", { text: "Wrijf de handen" });
+    const silent = "De generator reageert niet meer; het antwoord is afgebroken. Wat al geschreven was, is bewaard; stel de vraag opnieuw.";
+    stream.send("error", { message: silent });
+    expect((await screen.findByRole("alert")).textContent).toBe(silent);
+    const notSaved = "Dit antwoord kon niet worden bewaard: de database was niet bereikbaar.";
+    stream.send("error", { message: notSaved });
+    stream.send("done", { message_id: 5, state: "failed", stop_reason: "worker_silent" });
+    stream.close();
+    await screen.findByRole("button", { name: "Vraag stellen" });
+    expect(screen.getByRole("alert").textContent).toBe(`${silent} ${notSaved}`);
+    expect(screen.getByText("Wrijf de handen")).toBeTruthy();
+  });
+
   it("stops a generation: asks the API to stop while still reading, and shows the stop the stream ends with", async () => {
     const stream = answerStream();
     let readingWhenStopped: boolean | null = null;

@@ -151,7 +151,7 @@ export function ChatPage() {
           onDelta: (delta) => updateLive((m) => ({ ...m, answer: m.answer + delta })),
           onSupport: ({ sentences, warning }) => updateLive((m) => ({ ...m, sentences, supportWarning: warning })),
           onDone: (state, stopReason) => updateLive((m) => ({ ...m, state, stopReason })),
-          onError: (message) => updateLive((m) => ({ ...m, state: "failed", error: message })),
+          onError: (message) => updateLive((m) => ({ ...m, state: "failed", error: m.error ? `${m.error} ${message}` : message })),
         },
         controller.signal,
       );
