@@ -40,7 +40,9 @@ class ThrowawayPostgres:
 
     def _run(self, program: str, *arguments: str) -> None:
         command = [str(self.binaries / program), *arguments]
-        subprocess.run(command, user=self.user, check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            command, user=self.user, check=True, capture_output=True, timeout=60, start_new_session=True
+        )
 
     def init(self) -> None:
         self._run("initdb", "-D", str(self.folder / "data"), "-U", "postgres", "-A", "trust", "--no-sync")

@@ -130,7 +130,8 @@ class ScriptedWorker:
         self.mute = mute
         self.generate_requests = 0
         self._loop = asyncio.new_event_loop()
-        self._finish = asyncio.Event()
+        self._finish: asyncio.Event | None = None  # made on the server's loop
+        self.finished = threading.Event()  # set once an answer's last event was sent
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self.port = 0
@@ -141,7 +142,11 @@ class ScriptedWorker:
 
     def finish(self) -> None:
         """Let every answer waiting after its first delta go on to its end."""
-        self._loop.call_soon_threadsafe(self._finish.set)
+        asyncio.run_coroutine_threadsafe(self._release(), self._loop).result(timeout=10)
+
+    async def _release(self) -> None:
+        assert self._finish is not None
+        self._finish.set()
 
     def __enter__(self) -> "ScriptedWorker":
         self._thread.start()
@@ -153,6 +158,7 @@ class ScriptedWorker:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
+        self._finish = asyncio.Event()
         server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
@@ -185,10 +191,12 @@ class ScriptedWorker:
         writer.write(_sse("start", {"queue_seconds": 0.0, "prompt_tokens": 100, "method": "scripted"}))
         writer.write(_sse("delta", {"text": self.FIRST}))
         await writer.drain()
+        assert self._finish is not None
         await self._finish.wait()
         writer.write(_sse("delta", {"text": self.REST}))
         writer.write(_sse("done", {"stop_reason": "eos", "text": self.FIRST + self.REST, "stats": {}}))
         await writer.drain()
+        self.finished.set()
 
 
 def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
