@@ -131,7 +131,6 @@ class ScriptedWorker:
         self.generate_requests = 0
         self._loop = asyncio.new_event_loop()
         self._finish: asyncio.Event | None = None  # made on the server's loop
-        self.finished = threading.Event()  # set once an answer's last event was sent
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self.port = 0
@@ -196,7 +195,6 @@ class ScriptedWorker:
         writer.write(_sse("delta", {"text": self.REST}))
         writer.write(_sse("done", {"stop_reason": "eos", "text": self.FIRST + self.REST, "stats": {}}))
         await writer.drain()
-        self.finished.set()
 
 
 def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
