@@ -178,8 +178,8 @@ class ScriptedWorker:
                 self.generate_requests += 1
                 await self._generate(writer)
                 return
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            return  # the API hung up, or the test is over (a cancelled handler would be logged as an error)
         finally:
             writer.close()
 
