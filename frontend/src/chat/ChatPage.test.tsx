@@ -91,6 +91,17 @@ describe("ChatPage", () => {
     expect(screen.getByRole("button", { name: "Vraag stellen" })).toBeTruthy();
   });
 
+  it("says the database is down, not that the model is busy, when the API answers 503 for the database", async () => {
+    const down = "De database is tijdelijk niet bereikbaar. Probeer het over enkele seconden opnieuw.";
+    serveApi(() => json({ detail: down }, 503, { "Retry-After": "5" }), READY, {
+      "POST /api/conversations": () => json({ detail: down }, 503, { "Retry-After": "5" }),
+      "GET /api/health": () => json({ status: "unavailable", database: "unavailable (OperationalError)", workers: { ready: 1, loading: 0, total: 1 } }, 503),
+    });
+    askQuestion("max tijd stuwband?");
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toBe(down));
+    expect((screen.getByLabelText("Jouw vraag") as HTMLTextAreaElement).value).toBe("max tijd stuwband?");
+  });
+
   it("says the model is loading before a question is asked, and asks nothing then but documents-only ones", async () => {
     const fetch = serveApi(() => json({ detail: "Niet gevonden." }, 404), { status: "ok", workers: { ready: 0, loading: 1, total: 1 } });
     render(<ChatPage />);
