@@ -1,6 +1,7 @@
 """Real servers on loopback for the chat tests: the API under uvicorn in this process (so a test can hand it its
 runtime), and a recording TCP relay in front of the worker process that shows the exact bytes the worker got
-(and can break the worker's answer mid-stream, as a crashed worker or a cut cable would)."""
+(and can break the worker's answer mid-stream, as a crashed worker or a cut cable would), and a scripted worker
+that speaks the worker's protocol and can hang mid-answer or before answering at all."""
 
 import asyncio
 import json
