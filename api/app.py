@@ -1,5 +1,6 @@
 """The FastAPI application: routes are thin and mounted here; logic lives in services."""
 
+import logging
 import secrets
 import threading
 from collections.abc import AsyncIterator
@@ -8,6 +9,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
@@ -16,15 +18,28 @@ from api.frontend import built_frontend
 from api.middleware import BodyLimits, NoStore, too_large_in_dutch
 from api.routes import admin, auth, conversations, documents, evaluator, feedback, health
 from api.services import evaluation, oidc
-from api.services.errors import ServiceError
+from api.services.errors import DATABASE_DOWN, DATABASE_RETRY_AFTER_SECONDS, ServiceError
 from api.settings import ApiSettings
 from ingest.settings import IngestSettings
 from ingest.worker import JobWorker
+
+log = logging.getLogger(__name__)
 
 
 def _service_error(_request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, ServiceError)
     return JSONResponse({"detail": error.detail}, status_code=error.status)
+
+
+def _database_down(_request: Request, error: Exception) -> JSONResponse:
+    """The database does not answer (down, restarting): 503 with a Dutch detail instead of a 500 traceback; the
+    pool checks each connection before use (`pool_pre_ping`), so the next request after it is back succeeds."""
+    log.warning("database unavailable: %s", getattr(error, "orig", error))
+    return JSONResponse(
+        {"detail": DATABASE_DOWN},
+        status_code=503,
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)},
+    )
 
 
 @asynccontextmanager
@@ -87,6 +102,7 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     app.add_middleware(BodyLimits, max_upload_mb=settings.max_upload_mb)
     app.add_middleware(NoStore)
     app.add_exception_handler(ServiceError, _service_error)
+    app.add_exception_handler(OperationalError, _database_down)
     app.add_exception_handler(HTTPException, too_large_in_dutch)
     for router in (
         health.router,

@@ -2,18 +2,21 @@
 
 `prepare` does everything that can still refuse the request with an HTTP status (no worker ready → 503, nothing
 stored); `stream` then yields the chat's events (docs/api.md) and stores the message from the first event to the
-last, including when the client goes away, the user stops it or the worker dies mid-answer.
+last, including when the client goes away, the user stops it, the worker dies or falls silent mid-answer, or the
+database does not answer when the answer ends (it is tried again for a while; the user is told when it was not
+stored).
 """
 
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import anyio
+from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 
 from api.answers.quotes import select_quote
@@ -31,6 +34,7 @@ from api.chat.workers import (
     Started,
     WorkerEvent,
     WorkerFailed,
+    WorkerSilent,
     WorkerStream,
 )
 from api.models import MessageState
@@ -43,9 +47,20 @@ WORKER_FAILED_MESSAGE = (
     "Het antwoord werd onderbroken door een fout in het taalmodel. Wat al geschreven was, is bewaard; stel de vraag "
     "opnieuw."
 )
+WORKER_SILENT_MESSAGE = (
+    "De generator reageert niet meer; het antwoord is afgebroken. Wat al geschreven was, is bewaard; stel de vraag "
+    "opnieuw."
+)
+NOT_SAVED_MESSAGE = (
+    "Dit antwoord kon niet worden bewaard: de database was niet bereikbaar. Het staat niet in de geschiedenis; "
+    "neem over wat je nodig hebt voor je deze pagina verlaat."
+)
 USER_STOPPED = "user_stopped"
 CLIENT_DISCONNECTED = "client_disconnected"
 WORKER_FAILED = "worker_failed"
+WORKER_SILENT = "worker_silent"
+FAILURE_MESSAGES = {WORKER_FAILED: WORKER_FAILED_MESSAGE, WORKER_SILENT: WORKER_SILENT_MESSAGE}
+SAVE_RETRY_INTERVAL = 0.5  # seconds between tries to store an answer while the database does not answer
 
 
 @dataclass(frozen=True)
@@ -225,10 +240,13 @@ async def _generated(
                 ending.stop_reason = USER_STOPPED if stopped else WORKER_FAILED
         except WorkerFailed as error:
             log.warning("message %d: worker failed: %s", message_id, error)
-            ending.state, ending.stop_reason = MessageState.failed, WORKER_FAILED
+            silent = isinstance(error, WorkerSilent)
+            ending.state, ending.stop_reason = MessageState.failed, WORKER_SILENT if silent else WORKER_FAILED
         if ending.state == MessageState.failed:
-            yield _event("error", {"message": WORKER_FAILED_MESSAGE})
-        stats, checked = await _finish(runtime, prepared, message_id, ending)
+            yield _event("error", {"message": FAILURE_MESSAGES[ending.stop_reason or WORKER_FAILED]})
+        stats, checked, saved = await _finish(runtime, prepared, message_id, ending)
+        if not saved:
+            yield _event("error", {"message": NOT_SAVED_MESSAGE})
         yield _event("support", {"sentences": checked.sentences, "warning": checked.warning})
         yield _event("done", _done(message_id, ending.state, ending.stop_reason, stats))
     finally:
@@ -256,28 +274,50 @@ async def _waited(events: AsyncIterator[WorkerEvent], ending: _Ending) -> AsyncI
 
 async def _finish(
     runtime: ChatRuntime, prepared: Prepared, message_id: int, ending: _Ending
-) -> tuple[dict[str, Any], Support]:
+) -> tuple[dict[str, Any], Support, bool]:
     """Check the answer's sentences against the sources and store how the answer ended; the stats for the `done`
-    event (whose timings also count that write) and the support for the `support` event."""
+    event (whose timings also count that write), the support for the `support` event, and whether it was
+    stored."""
     checked = await run_in_threadpool(
         partial(support, question=prepared.question.text), ending.answer, prepared.sources
     )
     stats = _with_timings(prepared.stats, prepared.started, ending.worker_seconds)
     stats["worker"] = {**stats.get("worker", {}), **ending.worker_stats}
-    state = ending.state or MessageState.failed
-    await run_in_threadpool(
+    write = partial(
         storage.finish_message,
         runtime.database_url,
         message_id,
         answer=ending.answer,
-        state=state,
+        state=ending.state or MessageState.failed,
         stop_reason=ending.stop_reason,
         method=ending.method,
         stats=stats,
         sentences=checked.sentences,
         support_warning=checked.warning,
     )
-    return _with_timings(stats, prepared.started, ending.worker_seconds), checked
+    saved = await _stored(write, message_id, runtime.settings.answer_save_retry_seconds)
+    return _with_timings(stats, prepared.started, ending.worker_seconds), checked, saved
+
+
+async def _stored(write: Callable[[], None], message_id: int, patience: float) -> bool:
+    """Run `write` in a thread; while the database does not answer (down, restarting), try again every
+    SAVE_RETRY_INTERVAL for `patience` seconds. False when it never answered: the caller tells the user."""
+    deadline = time.monotonic() + patience
+    retrying = False
+    while True:
+        try:
+            await run_in_threadpool(write)
+            return True
+        except OperationalError as error:
+            if time.monotonic() >= deadline:
+                log.error("message %d: not stored, the database did not answer: %s", message_id, error.orig)
+                return False
+            if not retrying:
+                log.warning(
+                    "message %d: the database does not answer; trying again: %s", message_id, error.orig
+                )
+                retrying = True
+        await anyio.sleep(SAVE_RETRY_INTERVAL)
 
 
 def _with_timings(stats: dict[str, Any], started: float, worker_seconds: float) -> dict[str, Any]:

@@ -102,6 +102,7 @@ def pool_from_settings(chat: ChatSettings) -> WorkerPool:
         ),
         health_ttl=chat.worker_health_ttl_seconds,
         timeout=chat.worker_timeout_seconds,
+        silence=chat.worker_silence_seconds,
         retry_after=chat.worker_retry_after_seconds,
     )
 

@@ -29,6 +29,19 @@ class ChatSettings(BaseSettings):
     worker_timeout_seconds: float = Field(
         5.0, gt=0.0, description="Connecting to a worker and its /health answer; not the generation."
     )
+    worker_silence_seconds: float = Field(
+        60.0,
+        gt=0.0,
+        description="How long a worker may send nothing at all (no event, no keep-alive) before the API gives up "
+        "on the answer: it stores what was generated, stopped as `worker_silent`, and tells the user. A worker "
+        "sends a keep-alive every 15 s while a request waits in its queue, so keep this well above 15.",
+    )
+    answer_save_retry_seconds: float = Field(
+        30.0,
+        ge=0.0,
+        description="How long an answer that ended while the database did not answer keeps trying to store "
+        "itself before the user is told it was not saved.",
+    )
     worker_retry_after_seconds: int = Field(
         5, ge=1, description="Retry-After sent with 503 when no worker is ready (unless a worker says more)."
     )

@@ -4,7 +4,9 @@ Each worker's `/health` (ready or not, queue depth and limit) is asked at most o
 asks the pool adds the requests it holds a place for itself, so a burst spreads over the workers instead of piling
 onto the one that looked idle a moment ago. A worker that cannot be reached, answers 503 or is full is skipped;
 when none is left the caller gets `NoWorkerReady` with the seconds to wait, which the route turns into 503 +
-Retry-After.
+Retry-After. A worker that sends nothing at all for `silence` seconds (a real one sends a keep-alive every 15 s
+while a request waits in its queue) is given up: before its answer's headers, as one that cannot be reached;
+after, as `WorkerSilent`.
 
 The chat reserves its place when a question arrives (`reserve`) and opens the stream on it once the question is
 retrieved (`open(request, reservation)`): when the workers are full, a burst is refused before its questions are
@@ -45,6 +47,10 @@ class GenerationRefused(Exception):
 
 class WorkerFailed(Exception):
     """The stream broke after it began (connection lost, malformed event, an `error` event)."""
+
+
+class WorkerSilent(WorkerFailed):
+    """The worker sent nothing at all, not even its keep-alive, for longer than the pool's `silence`."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,8 @@ class WorkerStream:
                 parsed = _parsed(event.event, event.json())
                 if parsed is not None:
                     yield parsed
+        except httpx.ReadTimeout as error:
+            raise WorkerSilent(f"{self.worker_url}: silent for too long ({error})") from error
         except (httpx.HTTPError, SSEError, ValueError, KeyError, TypeError) as error:
             raise WorkerFailed(f"{self.worker_url}: {error.__class__.__name__}: {error}") from error
 
@@ -174,6 +182,7 @@ class WorkerPool:
         *,
         health_ttl: float = 1.0,
         timeout: float = 5.0,
+        silence: float = 60.0,
         retry_after: int = 5,
     ) -> None:
         if not urls:
@@ -182,6 +191,7 @@ class WorkerPool:
         self._client = client
         self._health_ttl = health_ttl
         self._timeout = timeout
+        self._silence = silence
         self._retry_after = retry_after
 
     async def aclose(self) -> None:
@@ -266,7 +276,7 @@ class WorkerPool:
 
     async def _connect(self, worker: _Worker, request: GenerationRequest) -> WorkerStream:
         exits = AsyncExitStack()
-        timeout = httpx.Timeout(self._timeout, read=None)
+        timeout = httpx.Timeout(self._timeout, read=self._silence)  # each read, headers and every event
         try:
             source = await exits.enter_async_context(
                 aconnect_sse(

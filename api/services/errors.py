@@ -1,5 +1,8 @@
 """Errors services raise and the app turns into HTTP answers; the message is Dutch, for the user."""
 
+DATABASE_DOWN = "De database is tijdelijk niet bereikbaar. Probeer het over enkele seconden opnieuw."
+DATABASE_RETRY_AFTER_SECONDS = 5
+
 
 class ServiceError(Exception):
     status = 400

@@ -91,6 +91,17 @@ describe("ChatPage", () => {
     expect(screen.getByRole("button", { name: "Vraag stellen" })).toBeTruthy();
   });
 
+  it("says the database is down, not that the model is busy, when the API answers 503 for the database", async () => {
+    const down = "De database is tijdelijk niet bereikbaar. Probeer het over enkele seconden opnieuw.";
+    serveApi(() => json({ detail: down }, 503, { "Retry-After": "5" }), READY, {
+      "POST /api/conversations": () => json({ detail: down }, 503, { "Retry-After": "5" }),
+      "GET /api/health": () => json({ status: "unavailable", database: "unavailable (OperationalError)", workers: { ready: 1, loading: 0, total: 1 } }, 503),
+    });
+    askQuestion("max tijd stuwband?");
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toBe(down));
+    expect((screen.getByLabelText("Jouw vraag") as HTMLTextAreaElement).value).toBe("max tijd stuwband?");
+  });
+
   it("says the model is loading before a question is asked, and asks nothing then but documents-only ones", async () => {
     const fetch = serveApi(() => json({ detail: "Niet gevonden." }, 404), { status: "ok", workers: { ready: 0, loading: 1, total: 1 } });
     render(<ChatPage />);
@@ -135,6 +146,24 @@ describe("ChatPage", () => {
     stream.send("delta", { text: "Maxi" });
     stream.close();
     expect((await screen.findByRole("alert")).textContent).toBe(CONNECTION_LOST);
+  });
+
+  it("shows why an answer was cut off when the generator fell silent, and that it was not saved when the database was down", async () => {
+    const stream = answerStream();
+    serveApi(() => stream.response);
+    askQuestion();
+    stream.send("message", { message_id: 5, conversation_id: 1 });
+    stream.send("delta", { text: "Wrijf de handen" });
+    const silent = "De generator reageert niet meer; het antwoord is afgebroken. Wat al geschreven was, is bewaard; stel de vraag opnieuw.";
+    stream.send("error", { message: silent });
+    expect((await screen.findByRole("alert")).textContent).toBe(silent);
+    const notSaved = "Dit antwoord kon niet worden bewaard: de database was niet bereikbaar.";
+    stream.send("error", { message: notSaved });
+    stream.send("done", { message_id: 5, state: "failed", stop_reason: "worker_silent" });
+    stream.close();
+    await screen.findByRole("button", { name: "Vraag stellen" });
+    expect(screen.getByRole("alert").textContent).toBe(`${silent} ${notSaved}`);
+    expect(screen.getByText("Wrijf de handen")).toBeTruthy();
   });
 
   it("stops a generation: asks the API to stop while still reading, and shows the stop the stream ends with", async () => {

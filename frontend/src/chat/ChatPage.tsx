@@ -39,6 +39,16 @@ interface Live {
   stopRequested: boolean;
 }
 
+/** Whether the database answers (`/api/health` says 503 when not): a 503 is then the model's, else the API's own
+ * Dutch detail says what is wrong. */
+async function databaseAnswers(): Promise<boolean> {
+  try {
+    return (await fetch("/api/health", { credentials: "same-origin" })).ok;
+  } catch {
+    return true; // unknown: the model's message, as before
+  }
+}
+
 export function ChatPage() {
   const [conversations, setConversations] = useState<Conversation[]>([]);
   const [active, setActive] = useState<number | null>(null);
@@ -151,7 +161,7 @@ export function ChatPage() {
           onDelta: (delta) => updateLive((m) => ({ ...m, answer: m.answer + delta })),
           onSupport: ({ sentences, warning }) => updateLive((m) => ({ ...m, sentences, supportWarning: warning })),
           onDone: (state, stopReason) => updateLive((m) => ({ ...m, state, stopReason })),
-          onError: (message) => updateLive((m) => ({ ...m, state: "failed", error: message })),
+          onError: (message) => updateLive((m) => ({ ...m, state: "failed", error: m.error ? `${m.error} ${message}` : message })),
         },
         controller.signal,
       );
@@ -176,8 +186,8 @@ export function ChatPage() {
     const pending = current.message;
     setMessages((all) => all.filter((m) => m !== pending));
     setQuestion((typed) => typed || pending.question);
-    const unavailable = error instanceof ApiError && error.status === 503;
-    setAskError(unavailable ? modelUnavailableText((await checkModel()) ?? "unavailable", error.retryAfter) : error instanceof ApiError ? error.message : "Er ging iets mis.");
+    const modelBusy = error instanceof ApiError && error.status === 503 && (await databaseAnswers());
+    setAskError(modelBusy ? modelUnavailableText((await checkModel()) ?? "unavailable", error.retryAfter) : error instanceof ApiError ? error.message : "Er ging iets mis.");
     if (created !== null) {
       await sendJson("DELETE", `/api/conversations/${created}`).catch(() => undefined);
       if (shown.current === created) show(null, []);

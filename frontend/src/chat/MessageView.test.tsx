@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import type { AnswerSentence, Quote, Source } from "../api/types";
 import { MessageView, type ChatMessage } from "./MessageView";
-import { GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, SUPPORT_WARNING, UNSUPPORTED } from "./texts";
+import { GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, SUPPORT_WARNING, UNSUPPORTED, WORKER_SILENT } from "./texts";
 
 const source = { document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 3, chunk_index: 4, passage: "max 60 min", score: 0.9 } as unknown as Source;
 
@@ -62,6 +62,12 @@ describe("MessageView", () => {
   it("says that a stopped answer was stopped", () => {
     show({ state: "stopped", answer: "Maxi" });
     expect(screen.getByText("Gestopt op jouw vraag.")).toBeTruthy();
+  });
+
+  it("says, also from the history, that an answer was cut off because the generator stopped sending", () => {
+    show({ state: "failed", stopReason: "worker_silent", answer: "Wrijf de handen" });
+    expect(screen.getByText(WORKER_SILENT)).toBeTruthy();
+    expect(WORKER_SILENT).toContain("De generator reageerde niet meer");
   });
 
   it("says that a retrieval-only answer has no generated text", () => {

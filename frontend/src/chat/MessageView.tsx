@@ -49,7 +49,7 @@ export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen:
           <GeneratedAnswer message={message} onOpen={onOpen} />
         ))}
       {message.state === "pending" && !message.answer && <p className="thinking">Bezig met zoeken en antwoorden…</p>}
-      {note && <p className="note">{note}</p>}
+      {note && !message.error && <p className="note">{note}</p>}
       {message.error && <p role="alert" className="error">{message.error}</p>}
       <SourceList
         messageId={message.id}

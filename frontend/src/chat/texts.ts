@@ -35,12 +35,16 @@ export function modelUnavailableText(state: ModelState, retryAfter: number | nul
   return `${what} ${when}, of kies "Alleen documenten tonen": dat kan nu al.`;
 }
 
+export const WORKER_SILENT = "De generator reageerde niet meer; het antwoord werd afgebroken.";
+
 export function stateNote(state: string, stopReason: string | null): string | null {
   if (state === "stopped") return "Gestopt op jouw vraag.";
   if (state === "retrieval_only") return "Alleen documenten: er werd geen antwoord gegenereerd.";
   if (stopReason === "length") return "Het antwoord werd afgebroken: het maximum aantal woorden is bereikt.";
   if (stopReason === "repetition") return "Het antwoord werd afgebroken omdat het zichzelf herhaalde.";
   if (stopReason === "deadline") return "Het antwoord werd afgebroken: het duurde te lang.";
+  if (stopReason === "worker_silent") return WORKER_SILENT;
+  if (stopReason === "worker_failed") return "Het antwoord werd onderbroken door een fout in het taalmodel.";
   return null;
 }
 

@@ -1,6 +1,7 @@
 """Real servers on loopback for the chat tests: the API under uvicorn in this process (so a test can hand it its
 runtime), and a recording TCP relay in front of the worker process that shows the exact bytes the worker got
-(and can break the worker's answer mid-stream, as a crashed worker or a cut cable would)."""
+(and can break the worker's answer mid-stream, as a crashed worker or a cut cable would), and a scripted worker
+that speaks the worker's protocol and can hang mid-answer or before answering at all."""
 
 import asyncio
 import json
@@ -63,15 +64,7 @@ class RecordingRelay:
         return self
 
     def __exit__(self, *_: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-
-    async def _shutdown(self) -> None:
-        tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        _stop_loop(self._loop, self._thread)
 
     def generate_bodies(self) -> list[dict[str, Any]]:
         """The JSON bodies of every `POST /generate` relayed so far, in order."""
@@ -123,3 +116,107 @@ class RecordingRelay:
             task.cancel()
         for writer in (client_writer, upstream_writer):
             writer.close()
+
+
+class ScriptedWorker:
+    """A real HTTP server on loopback that speaks the worker's protocol (docs/worker.md) from a script: `/health`
+    says ready; `POST /generate` answers `start` and one `delta`, then waits until `finish()` is called and ends
+    with a second delta and `done`. Until then it sends nothing at all, not even the keep-alive a real worker
+    sends: a worker that hangs. With `mute` it sends nothing at all, not even the response's headers."""
+
+    FIRST = "Wrijf de handen "
+    REST = "minstens dertig seconden."
+
+    def __init__(self, *, mute: bool = False) -> None:
+        self.mute = mute
+        self.generate_requests = 0
+        self._loop = asyncio.new_event_loop()
+        self._finish: asyncio.Event | None = None  # made on the server's loop
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def finish(self) -> None:
+        """Let every answer waiting after its first delta go on to its end."""
+        asyncio.run_coroutine_threadsafe(self._release(), self._loop).result(timeout=10)
+
+    async def _release(self) -> None:
+        assert self._finish is not None
+        self._finish.set()
+
+    def __enter__(self) -> "ScriptedWorker":
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        _stop_loop(self._loop, self._thread)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._finish = asyncio.Event()
+        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while request := await reader.readuntil(b"\r\n\r\n"):
+                head = request.decode("latin-1").lower()
+                length = (
+                    int(head.split("content-length:")[1].split("\r\n")[0]) if "content-length:" in head else 0
+                )
+                await reader.readexactly(length)
+                if head.startswith("get /health"):
+                    writer.write(_json_response({"status": "ready", "queue_depth": 0, "queue_limit": 8}))
+                    await writer.drain()
+                    continue
+                self.generate_requests += 1
+                await self._generate(writer)
+                return
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            return  # the API hung up, or the test is over (a cancelled handler would be logged as an error)
+        finally:
+            writer.close()
+
+    async def _generate(self, writer: asyncio.StreamWriter) -> None:
+        if self.mute:
+            await asyncio.Event().wait()  # until the API hangs up and this task is cancelled
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+        writer.write(_sse("start", {"queue_seconds": 0.0, "prompt_tokens": 100, "method": "scripted"}))
+        writer.write(_sse("delta", {"text": self.FIRST}))
+        await writer.drain()
+        assert self._finish is not None
+        await self._finish.wait()
+        writer.write(_sse("delta", {"text": self.REST}))
+        writer.write(_sse("done", {"stop_reason": "eos", "text": self.FIRST + self.REST, "stats": {}}))
+        await writer.drain()
+
+
+def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    """Cancel every connection the server's loop still serves, then stop the loop and its thread."""
+    asyncio.run_coroutine_threadsafe(_cancel_tasks(), loop).result(timeout=10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=10)
+
+
+async def _cancel_tasks() -> None:
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _sse(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\r\ndata: {json.dumps(data)}\r\n\r\n".encode()
+
+
+def _json_response(body: dict[str, Any]) -> bytes:
+    data = json.dumps(body).encode()
+    head = f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len(data)}\r\n\r\n"
+    return head.encode() + data
