@@ -35,7 +35,12 @@ class ChatSettings(BaseSettings):
     chat_concurrent_per_user: int = Field(
         2,
         ge=1,
-        description="Questions one user may have answered at the same time (per API process); more: 429.",
+        description="Questions one user may have answered at the same time (over all API processes); more: 429.",
+    )
+    stop_poll_seconds: float = Field(
+        0.25,
+        gt=0.0,
+        description="How often a process streaming answers reads the stops sent to any API process.",
     )
     answer_max_new_tokens: int | None = Field(
         None, ge=1, description="Answer length cap in tokens; unset = the worker's MAX_NEW_TOKENS."

@@ -41,6 +41,8 @@ export function stateNote(state: string, stopReason: string | null): string | nu
   if (stopReason === "length") return "Het antwoord werd afgebroken: het maximum aantal woorden is bereikt.";
   if (stopReason === "repetition") return "Het antwoord werd afgebroken omdat het zichzelf herhaalde.";
   if (stopReason === "deadline") return "Het antwoord werd afgebroken: het duurde te lang.";
+  if (stopReason === "api_interrupted")
+    return "Het antwoord werd onderbroken: de server die het schreef, viel weg. Stel de vraag opnieuw.";
   return null;
 }
 
