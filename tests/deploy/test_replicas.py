@@ -34,6 +34,10 @@ from tests.conftest import REPO_ROOT, fresh_postgres_database
 from tests.deploy.nginx_site import NginxSite
 from tests.deploy.servers import start_nginx
 
+# A stream that is never stopped would hang (its keep-alive pings beat the read timeout): fail it instead. The
+# processes' start (the module's fixture) is not counted.
+pytestmark = pytest.mark.timeout(120, func_only=True)
+
 QUESTION = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
 PASSWORD = "een-lang-testwachtwoord"
 HEARTBEAT_SECONDS = 1.0
