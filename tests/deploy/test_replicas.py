@@ -9,6 +9,7 @@ kills a process.
 
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -68,7 +69,7 @@ class Deployment:
         return httpx.Client(
             base_url=f"https://localhost:{self.site.https_port}",
             headers=headers,
-            verify=str(self.cafile),
+            verify=ssl.create_default_context(cafile=self.cafile),
             timeout=WAIT_SECONDS,
         )
 
