@@ -1,5 +1,7 @@
 """The FastAPI application: routes are thin and mounted here; logic lives in services."""
 
+import asyncio
+import contextlib
 import logging
 import secrets
 import threading
@@ -13,6 +15,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from api.chat import instances
 from api.chat import routes as chat
 from api.frontend import built_frontend
 from api.middleware import BodyLimits, NoStore, too_large_in_dutch
@@ -44,15 +47,26 @@ def _database_down(_request: Request, error: Exception) -> JSONResponse:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Reports left running by a stopped process fail; in the embedded mode ingestion jobs run on a thread of
-    this process (production: the ingest container)."""
-    evaluation.fail_interrupted(app.state.settings.database_url)
-    if app.state.settings.run_ingestion_jobs:
+    """Reports left running by a stopped process fail; answers left generating by API processes that are gone
+    are closed, and this process beats its heartbeat while it runs (api/chat/instances.py); in the embedded mode
+    ingestion jobs run on a thread of this process (production: the ingest container)."""
+    settings: ApiSettings = app.state.settings
+    evaluation.fail_interrupted(settings.database_url)
+    instances.start(settings.database_url, settings.instance_stale_seconds)
+    heartbeat = asyncio.create_task(
+        instances.keep_beating(
+            settings.database_url, settings.instance_heartbeat_seconds, settings.instance_stale_seconds
+        )
+    )
+    if settings.run_ingestion_jobs:
         app.state.job_worker = JobWorker(app.state.ingest_settings)
         app.state.job_worker.start()
     try:
         yield
     finally:
+        heartbeat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await heartbeat
         app.state.report_executor.shutdown(wait=False, cancel_futures=True)
         if app.state.job_worker is not None:
             app.state.job_worker.stop(timeout=5)

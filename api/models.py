@@ -114,6 +114,17 @@ class LoginSession(Base):
     last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class ApiInstance(Base):
+    """One API process, alive while its heartbeat is recent (api/chat/instances.py): the answers a process was
+    generating when it died are closed by the others, and only a live process's generation can be stopped."""
+
+    __tablename__ = "api_instances"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class LoginAttempt(Base):
     """A password login, recorded before its password is checked; the failed and unfinished ones within the
     window count against the login limits (services/login.py), a successful one is marked and no longer counts."""
@@ -188,11 +199,15 @@ class Message(Base):
     `sources` holds the retrieved chunks as shown to the user (document id, title, pages, passage, score);
     `stats` the worker's statistics (timings, tokens, τ) and retrieval's raw scores; `quote` the passage
     sentence(s) quoted before the answer, `sentences` the generated answer's sentences with their support and
-    citation, `support_warning` whether most were unsupported (api/answers, docs/api.md).
+    citation, `support_warning` whether most were unsupported (api/answers, docs/api.md). While `generating`,
+    `instance_id` names the API process streaming it and `stop_requested_at` is set by a stop sent to any process.
     """
 
     __tablename__ = "messages"
-    __table_args__ = (CheckConstraint(_one_of("state", MessageState), name="ck_messages_state"),)
+    __table_args__ = (
+        CheckConstraint(_one_of("state", MessageState), name="ck_messages_state"),
+        Index("ix_messages_state", "state"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     conversation_id: Mapped[int] = mapped_column(
@@ -212,6 +227,8 @@ class Message(Base):
     support_warning: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    instance_id: Mapped[str | None] = mapped_column(String(32))
+    stop_requested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     conversation: Mapped[Conversation] = relationship(back_populates="messages")
     feedback: Mapped[list["DocumentFeedback"]] = relationship(

@@ -92,6 +92,19 @@ class ApiSettings(BaseSettings):
         "preferred_username", min_length=1, description="ID token claim naming an auto-provisioned user."
     )
 
+    # several API processes over one database (docs/operations.md, "More API processes")
+    instance_heartbeat_seconds: float = Field(
+        5.0,
+        gt=0,
+        description="How often each API process records that it is alive and closes the dead ones' answers.",
+    )
+    instance_stale_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="An API process silent this long is gone: the answers it was generating are closed as "
+        "interrupted. Keep it several heartbeats long.",
+    )
+
     # documents, uploads, ingestion jobs, evaluation reports, the front-end
     upload_dir: Path = Field(Path(".data/uploads"), description="Where uploaded PDFs are stored.")
     documents_dir: Path | None = Field(
@@ -152,6 +165,13 @@ class ApiSettings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         """`OIDC_ISSUER=` in `.env` (or an empty variable passed by compose) means SSO off, not an empty URL."""
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _stale_after_heartbeats(self) -> Self:
+        """A live process that beats on time must never pass for a dead one."""
+        if self.instance_stale_seconds <= 2 * self.instance_heartbeat_seconds:
+            raise ValueError("INSTANCE_STALE_SECONDS must be more than twice INSTANCE_HEARTBEAT_SECONDS")
+        return self
 
     @model_validator(mode="after")
     def _complete_oidc(self) -> Self:

@@ -12,7 +12,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
@@ -23,6 +23,7 @@ SUPPORTED_DRIVERS = ("sqlite", "postgresql+psycopg")
 # 6–27 ms each (measured, docs/benchmarks.md "API load"): keep enough connections for a burst.
 POOL_SIZE = 20
 POOL_OVERFLOW = 20
+MIGRATION_LOCK = 7_261_917  # the PostgreSQL advisory lock key migrations take turns on
 
 
 def check_database_url(url: str) -> str:
@@ -75,7 +76,25 @@ def alembic_config(url: str, migrations: Path, version_table: str) -> Config:
 
 
 def upgrade(url: str, migrations: Path, version_table: str, revision: str = "head") -> None:
-    command.upgrade(alembic_config(url, migrations, version_table), revision)
+    """Migrate; processes starting together (API replicas, the ingest service) take turns on PostgreSQL."""
+    with _one_migration_at_a_time(url):
+        command.upgrade(alembic_config(url, migrations, version_table), revision)
+
+
+@contextmanager
+def _one_migration_at_a_time(url: str) -> Iterator[None]:
+    """A PostgreSQL advisory lock held while the block runs (on its own connection: Alembic uses another); SQLite
+    serves one process (the embedded mode) and locks its file for each write anyway."""
+    engine = get_engine(url)
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    with engine.connect() as connection:
+        connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+        try:
+            yield
+        finally:
+            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
 
 
 def downgrade(url: str, migrations: Path, version_table: str, revision: str = "base") -> None:

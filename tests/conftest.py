@@ -4,6 +4,7 @@ test embedder (MiniLM) from the offline model cache and ingestion settings over 
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -38,6 +39,13 @@ def _admin_conninfo() -> str:
 @pytest.fixture
 def empty_postgres_url() -> Iterator[str]:
     """A new, empty PostgreSQL database on the real server, dropped afterwards."""
+    with fresh_postgres_database() as url:
+        yield url
+
+
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database on the real server while the block runs (also for wider scopes)."""
     name = f"vraagbaak_test_{uuid.uuid4().hex[:12]}"
     try:
         admin = psycopg.connect(_admin_conninfo(), autocommit=True, connect_timeout=5)

@@ -47,12 +47,19 @@ def worker_process(log: Path, model: str = TINY_GENERATOR, **settings: str) -> I
 @contextmanager
 def api_process(log: Path, **settings: str) -> Iterator[str]:
     """`python -m api serve` (it migrates the database first); yields its URL once /api/health answers 200."""
+    with running_api(log, **settings) as (url, _):
+        yield url
+
+
+@contextmanager
+def running_api(log: Path, **settings: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`api_process`, yielding the process too (a test may kill it)."""
     port = free_port()
     environment = {"API_HOST": "127.0.0.1", "API_PORT": str(port), **settings}
     url = f"http://127.0.0.1:{port}"
     with _process(["-m", "api", "serve"], environment, log) as process:
         _wait_ready(f"{url}/api/health", process, log)
-        yield url
+        yield url, process
 
 
 @contextmanager

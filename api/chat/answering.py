@@ -7,6 +7,7 @@ database does not answer when the answer ends (it is tried again for a while; th
 stored).
 """
 
+import asyncio
 import json
 import logging
 import time
@@ -52,8 +53,8 @@ WORKER_SILENT_MESSAGE = (
     "opnieuw."
 )
 NOT_SAVED_MESSAGE = (
-    "Dit antwoord kon niet worden bewaard: de database was niet bereikbaar. Het staat niet in de geschiedenis; "
-    "neem over wat je nodig hebt voor je deze pagina verlaat."
+    "Dit antwoord kon nog niet worden bewaard: de database is niet bereikbaar. Het wordt bewaard zodra de database "
+    "terug is; neem over wat je nodig hebt voor je deze pagina verlaat."
 )
 USER_STOPPED = "user_stopped"
 CLIENT_DISCONNECTED = "client_disconnected"
@@ -61,6 +62,9 @@ WORKER_FAILED = "worker_failed"
 WORKER_SILENT = "worker_silent"
 FAILURE_MESSAGES = {WORKER_FAILED: WORKER_FAILED_MESSAGE, WORKER_SILENT: WORKER_SILENT_MESSAGE}
 SAVE_RETRY_INTERVAL = 0.5  # seconds between tries to store an answer while the database does not answer
+LATE_SAVE_INTERVAL = 5.0  # seconds between tries once the stream has ended and the answer waits in memory
+# Answers still waiting to be stored after their stream ended (a task without a reference may be collected).
+_late_saves: set[asyncio.Task[None]] = set()
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,8 @@ async def _finish(
         support_warning=checked.warning,
     )
     saved = await _stored(write, message_id, runtime.settings.answer_save_retry_seconds)
+    if not saved:
+        _save_later(write, message_id)
     return _with_timings(stats, prepared.started, ending.worker_seconds), checked, saved
 
 
@@ -318,6 +324,20 @@ async def _stored(write: Callable[[], None], message_id: int, patience: float) -
                 )
                 retrying = True
         await anyio.sleep(SAVE_RETRY_INTERVAL)
+
+
+def _save_later(write: Callable[[], None], message_id: int) -> None:
+    """Keep trying to store an answer the stream could not wait for, until the database is back: the answer is
+    lost only if this process ends first (then the message is closed as interrupted, api/chat/instances.py)."""
+
+    async def keep_trying() -> None:
+        while not await _stored(write, message_id, patience=0):
+            await anyio.sleep(LATE_SAVE_INTERVAL)
+        log.info("message %d: stored after the database came back", message_id)
+
+    task = asyncio.create_task(keep_trying())
+    _late_saves.add(task)
+    task.add_done_callback(_late_saves.discard)
 
 
 def _with_timings(stats: dict[str, Any], started: float, worker_seconds: float) -> dict[str, Any]:

@@ -1,5 +1,8 @@
 """How many questions each user may have answered at once, so one user (or a leaked token) cannot occupy every
-place on the workers. Counted in the API process, like the running generations (`stopping.py`)."""
+place on the workers. This process counts its own questions from their arrival (before their message is stored);
+the caller adds the answers other live API processes are generating for the user (from the database). Two
+questions arriving at two processes in the same instant can each pass: the cap can be exceeded by one per process,
+briefly, never lastingly."""
 
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -23,8 +26,10 @@ class UserSlots:
     def __init__(self) -> None:
         self._running: Counter[int] = Counter()
 
-    def take(self, user_id: int, limit: int) -> None:
-        if self._running[user_id] >= limit:
+    def take(self, user_id: int, limit: int, elsewhere: int = 0) -> None:
+        """Count one more question of the user here; `TooManyQuestions` when that, with the `elsewhere` ones other
+        processes answer, passes the limit."""
+        if self._running[user_id] + elsewhere >= limit:
             raise TooManyQuestions(limit)
         self._running[user_id] += 1
 

@@ -22,6 +22,7 @@ RuntimeDep = Annotated[ChatRuntime, Depends(get_chat_runtime)]
 
 RETRIEVAL_ONLY_DISABLED = "Alleen documenten tonen (zonder antwoord) is in deze installatie uitgeschakeld."
 QUESTION_TOO_LONG = "De vraag is te lang voor het taalmodel. Maak ze korter."
+NOT_GENERATING = "Dit antwoord wordt niet (meer) geschreven: er valt niets te stoppen."
 MAX_FILTER_VALUES = 50
 FilterValue = Annotated[Text, Field(min_length=1, max_length=200)]
 
@@ -71,6 +72,7 @@ async def ask(
     received: Annotated[float, Depends(_arrival)],
     user: CurrentUser,
     db: SessionDep,
+    settings: SettingsDep,
     runtime: RuntimeDep,
 ) -> Response:
     """Ask a question in a conversation; the answer streams as server-sent events and is stored as it goes."""
@@ -83,8 +85,11 @@ async def ask(
         departments=frozenset(body.departments) if body.departments is not None else None,
     )
     slots = runtime.user_slots
+    elsewhere = await run_in_threadpool(
+        storage.answers_elsewhere, runtime.database_url, user.id, settings.instance_stale_seconds
+    )
     try:
-        slots.take(user.id, runtime.settings.chat_concurrent_per_user)
+        slots.take(user.id, runtime.settings.chat_concurrent_per_user, elsewhere)
     except TooManyQuestions as refused:
         raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, str(refused)) from None
     try:
@@ -107,16 +112,31 @@ async def ask(
     return EventSourceResponse(events, ping=15)
 
 
-@router.post("/messages/{message_id}/stop", status_code=status.HTTP_204_NO_CONTENT)
+@router.post(
+    "/messages/{message_id}/stop",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses={
+        404: {"description": "no such message for this user"},
+        409: {
+            "description": "no answer is being generated for this message (finished, or its API process died)"
+        },
+    },
+)
 async def stop(
     message_id: RowId,
     user: CurrentUser,
     settings: SettingsDep,
-    generations: Annotated[Generations, Depends(get_generations)],
+    generations: Annotated[Generations | None, Depends(get_generations)],
 ) -> Response:
-    """Stop the answer being generated for this message (a finished answer stays as it is)."""
-    await run_in_threadpool(storage.check_message, settings.database_url, user, message_id)
-    generations.stop(message_id)
+    """Stop the answer being generated for this message, by whichever API process streams it (a finished answer
+    stays as it is)."""
+    asked = await run_in_threadpool(
+        storage.request_stop, settings.database_url, user, message_id, settings.instance_stale_seconds
+    )
+    if not asked:
+        raise HTTPException(status.HTTP_409_CONFLICT, NOT_GENERATING)
+    if generations is not None:  # streamed here: stop at once instead of at the next poll
+        generations.stop(message_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -1,4 +1,4 @@
-"""What the chat needs for the life of the process: the retriever, the worker pool, the rules, the registry of
+"""What the chat needs for the life of the process: the retriever, the worker pool, the rules, this process's
 running generations. Built once, on first use (loading the embedder takes seconds), and shared by all requests."""
 
 import asyncio
@@ -15,6 +15,7 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import State
 
+from api.chat import storage
 from api.chat.abstention import AbstentionRule
 from api.chat.limits import UserSlots
 from api.chat.settings import ChatSettings
@@ -56,10 +57,14 @@ class ChatRuntime:
     settings: ChatSettings
     database_url: str
     hospital: str
-    generations: Generations = field(default_factory=Generations)
     user_slots: UserSlots = field(default_factory=UserSlots)
     retrieval_threads: int = 2  # embedding is CPU-bound: more threads than cores only thrash
     _retrieval_pool: ThreadPoolExecutor | None = None
+    generations: Generations = field(init=False)
+
+    def __post_init__(self) -> None:
+        stops_requested = partial(storage.stops_requested, self.database_url)
+        self.generations = Generations(stops_requested, self.settings.stop_poll_seconds)
 
     async def retrieve(self, question: str, filters: SearchFilter | None) -> Retrieval:
         """Retrieve in threads of the retrieval's own, at a lower CPU priority than the API's own steps: embedding
@@ -125,8 +130,8 @@ def built_runtime(state: State) -> ChatRuntime:
     return runtime
 
 
-async def get_generations(request: Request) -> Generations:
-    """The registry of running generations. Before the first question of this process nothing can be running, so
-    stopping then needs no runtime (building it loads the embedder, which a stop must never wait for)."""
+async def get_generations(request: Request) -> Generations | None:
+    """This process's running generations; None before its first question, when it streams none (building the
+    runtime loads the embedder, which a stop must never wait for: the stop may be for another process)."""
     runtime: ChatRuntime | None = getattr(request.app.state, "chat", None)
-    return runtime.generations if runtime is not None else Generations()
+    return runtime.generations if runtime is not None else None

@@ -39,8 +39,8 @@ class ChatSettings(BaseSettings):
     answer_save_retry_seconds: float = Field(
         30.0,
         ge=0.0,
-        description="How long an answer that ended while the database did not answer keeps trying to store "
-        "itself before the user is told it was not saved.",
+        description="How long an answer that ended while the database did not answer keeps its stream open trying "
+        "to store itself; then the user is told it is not saved yet and it is stored once the database is back.",
     )
     worker_retry_after_seconds: int = Field(
         5, ge=1, description="Retry-After sent with 503 when no worker is ready (unless a worker says more)."
@@ -48,7 +48,12 @@ class ChatSettings(BaseSettings):
     chat_concurrent_per_user: int = Field(
         2,
         ge=1,
-        description="Questions one user may have answered at the same time (per API process); more: 429.",
+        description="Questions one user may have answered at the same time (over all API processes); more: 429.",
+    )
+    stop_poll_seconds: float = Field(
+        0.25,
+        gt=0.0,
+        description="How often a process streaming answers reads the stops sent to any API process.",
     )
     answer_max_new_tokens: int | None = Field(
         None, ge=1, description="Answer length cap in tokens; unset = the worker's MAX_NEW_TOKENS."

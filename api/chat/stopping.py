@@ -1,30 +1,48 @@
-"""Generations in progress, so `POST /api/messages/{id}/stop` can end one from another request.
+"""Generations in progress, so `POST /api/messages/{id}/stop` can end one from another request, on any API process.
 
-A generation waits on its worker; `until_stopped` races each next worker event against the message's stop signal,
-so a stop takes effect at once, even while the request still waits in the worker's queue. This registry lives in
-the API process: a deployment runs one API process per database (uvicorn with one worker, as `python -m api`).
+A stop is recorded in the database (`messages.stop_requested_at`), since behind a proxy it may reach another API
+process than the one streaming the answer. While this process streams answers, one task reads which of them were
+asked to stop, every `STOP_POLL_SECONDS` (one indexed query per process, not per answer; measured in
+docs/operations.md), and sets their stop signals; a stop that reaches this process itself sets its signal at once.
+Polling rather than PostgreSQL's LISTEN/NOTIFY: it works the same on SQLite (the embedded mode), needs no
+connection held open per process, and misses nothing across a lost connection.
+
+`until_stopped` races each next worker event against the message's stop signal, so a stop takes effect as soon
+as it is seen, even while the request still waits in the worker's queue.
 """
 
 import asyncio
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import TypeVar
 
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
 Item = TypeVar("Item")
+StopsRequested = Callable[[Collection[int]], set[int]]
+
+log = logging.getLogger(__name__)
 
 
 class Generations:
-    """Message id → its stop signal, for the messages whose answer is streaming now."""
+    """Message id → its stop signal, for the messages whose answer this process is streaming now."""
 
-    def __init__(self) -> None:
+    def __init__(self, stops_requested: StopsRequested, poll_seconds: float) -> None:
         self._signals: dict[int, asyncio.Event] = {}
+        self._stops_requested = stops_requested
+        self._poll_seconds = poll_seconds
+        self._watching: asyncio.Task[None] | None = None
 
     def start(self, message_id: int) -> asyncio.Event:
         signal = asyncio.Event()
         self._signals[message_id] = signal
+        if self._watching is None or self._watching.done():
+            self._watching = asyncio.create_task(self._watch())
         return signal
 
     def stop(self, message_id: int) -> bool:
-        """Ask the generation to stop; False when it is not running (already finished, or never started)."""
+        """Set the stop signal now when this process streams the answer; False when it does not."""
         signal = self._signals.get(message_id)
         if signal is None:
             return False
@@ -36,6 +54,18 @@ class Generations:
 
     def __len__(self) -> int:
         return len(self._signals)
+
+    async def _watch(self) -> None:
+        """Read the stops recorded for this process's answers until none is streaming any more."""
+        while self._signals:
+            await asyncio.sleep(self._poll_seconds)
+            try:
+                stopped = await run_in_threadpool(self._stops_requested, list(self._signals))
+            except SQLAlchemyError as error:
+                log.warning("could not read the stops asked for: %s", error)
+                continue
+            for message_id in stopped:
+                self.stop(message_id)
 
 
 async def until_stopped(items: AsyncIterator[Item], stop: asyncio.Event) -> AsyncIterator[Item]:

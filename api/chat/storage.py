@@ -4,12 +4,14 @@ Each write is one short transaction of its own (the chat stream outlives the req
 call runs in a worker thread, by the caller, so the event loop never waits on the database.
 """
 
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from api.chat.instances import THIS_INSTANCE, streaming_on_a_live_instance
 from api.models import Conversation, Message, MessageState, User
 from api.services import conversations
 from ingest.database import session_scope
@@ -24,10 +26,42 @@ def check_conversation(db: Session, user: User, conversation_id: int) -> None:
         db.close()
 
 
-def check_message(database_url: str, user: User, message_id: int) -> None:
-    """`NotFound` unless the message exists in one of the user's conversations."""
+def request_stop(database_url: str, user: User, message_id: int, stale_seconds: float) -> bool:
+    """Record a stop for the user's message; False when no live API process is generating its answer.
+    `NotFound` unless the message exists in one of the user's conversations."""
     with session_scope(database_url) as db:
         conversations.owned_message(db, user, message_id)
+        asked = db.scalars(
+            update(Message)
+            .where(Message.id == message_id, streaming_on_a_live_instance(stale_seconds))
+            .values(stop_requested_at=datetime.now(UTC))
+            .returning(Message.id)
+            .execution_options(synchronize_session=False)
+        )
+        return asked.first() is not None
+
+
+def stops_requested(database_url: str, message_ids: Collection[int]) -> set[int]:
+    """Which of these messages were asked to stop (by a request to any API process)."""
+    with session_scope(database_url) as db:
+        asked = select(Message.id).where(Message.id.in_(message_ids), Message.stop_requested_at.is_not(None))
+        return set(db.scalars(asked))
+
+
+def answers_elsewhere(database_url: str, user_id: int, stale_seconds: float) -> int:
+    """How many of the user's answers other live API processes are generating now."""
+    with session_scope(database_url) as db:
+        counted = (
+            select(func.count())
+            .select_from(Message)
+            .join(Conversation, Conversation.id == Message.conversation_id)
+            .where(
+                Conversation.user_id == user_id,
+                streaming_on_a_live_instance(stale_seconds),
+                Message.instance_id != THIS_INSTANCE,
+            )
+        )
+        return int(db.scalar(counted) or 0)
 
 
 def create_message(
@@ -58,6 +92,7 @@ def create_message(
             quote=quote,
             created_at=now,
             finished_at=None if state == MessageState.generating else now,
+            instance_id=THIS_INSTANCE if state == MessageState.generating else None,
         )
         db.add(message)
         db.execute(update(Conversation).where(Conversation.id == conversation_id).values(updated_at=now))

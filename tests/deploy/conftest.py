@@ -58,7 +58,15 @@ def frontend_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+def worker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real worker (the tiny Llama-architecture model) on loopback, shared by the deployment tests."""
+    folder = tmp_path_factory.mktemp("worker")
+    with worker_process(folder / "worker.log", MAX_NEW_TOKENS="48", DRAFT_METHOD="casd") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def api_server(tmp_path_factory: pytest.TempPathFactory, worker_url: str) -> Iterator[int]:
     """The real API (`python -m api`) on loopback with a real worker behind it (the tiny Llama-architecture model),
     a sample procedure indexed, and a clinician account."""
     folder = tmp_path_factory.mktemp("stack")
@@ -84,21 +92,18 @@ def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         check=True,
         capture_output=True,
     )
-    with (
-        worker_process(folder / "worker.log", MAX_NEW_TOKENS="48", DRAFT_METHOD="casd") as worker_url,
-        api_process(
-            folder / "api.log",
-            **settings,
-            WORKER_URLS=worker_url,
-            MAX_UPLOAD_MB=str(UPLOAD_LIMIT_MB),
-            SECRET_KEY="test-secret-key-for-the-nginx-tests",
-            RUN_INGESTION_JOBS="false",
-            # Always answer (the thresholds were measured for another embedder): this test is about streaming.
-            ABSTAIN_MIN_DENSE="0",
-            ABSTAIN_MIN_BM25="0",
-            ABSTAIN_MIN_COVERAGE="",
-        ) as api_url,
-    ):
+    with api_process(
+        folder / "api.log",
+        **settings,
+        WORKER_URLS=worker_url,
+        MAX_UPLOAD_MB=str(UPLOAD_LIMIT_MB),
+        SECRET_KEY="test-secret-key-for-the-nginx-tests",
+        RUN_INGESTION_JOBS="false",
+        # Always answer (the thresholds were measured for another embedder): this test is about streaming.
+        ABSTAIN_MIN_DENSE="0",
+        ABSTAIN_MIN_BM25="0",
+        ABSTAIN_MIN_COVERAGE="",
+    ) as api_url:
         yield int(api_url.rsplit(":", 1)[1])
 
 

@@ -43,17 +43,21 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def start_nginx(
-    nginx_binary: Path, folder: Path, tls_pair: Path, frontend_build: Path, upstream_port: int
+    nginx_binary: Path, folder: Path, tls_pair: Path, frontend_build: Path, *upstream_ports: int
 ) -> Iterator[NginxSite]:
-    """Run the production nginx.conf and site template in the foreground, upstream pointed at loopback."""
+    """Run the production nginx.conf and site template in the foreground, upstream pointed at loopback.
+
+    Several ports make an upstream of several servers, as the API's service name does in compose when it resolves
+    to every replica's address (docs/operations.md)."""
     site = NginxSite(https_port=free_port(), http_port=free_port(), folder=folder)
+    upstream = "; server ".join(f"127.0.0.1:{port}" for port in upstream_ports)
     conf = write_config(
         folder,
         tls_pair,
         {
             "NGINX_HTTPS_LISTEN": f"127.0.0.1:{site.https_port}",
             "NGINX_HTTP_LISTEN": f"127.0.0.1:{site.http_port}",
-            "NGINX_API_UPSTREAM": f"127.0.0.1:{upstream_port}",
+            "NGINX_API_UPSTREAM": upstream,
             "NGINX_FRONTEND_ROOT": str(frontend_build),
             "MAX_UPLOAD_MB": str(UPLOAD_LIMIT_MB),
         },

@@ -70,6 +70,11 @@ describe("MessageView", () => {
     expect(WORKER_SILENT).toContain("De generator reageerde niet meer");
   });
 
+  it("says, in the history too, that an answer was cut off because its server fell away", () => {
+    show({ state: "failed", stopReason: "api_interrupted" });
+    expect(screen.getByText(/de server die het schreef, viel weg\. Stel de vraag opnieuw\./)).toBeTruthy();
+  });
+
   it("says that a retrieval-only answer has no generated text", () => {
     show({ state: "retrieval_only", sources: [source] });
     expect(screen.getByText("Alleen documenten: er werd geen antwoord gegenereerd.")).toBeTruthy();

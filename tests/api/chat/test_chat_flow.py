@@ -231,6 +231,9 @@ def test_the_stop_route_ends_an_answer_in_progress(
     [stored] = stored_messages(api_settings)
     assert (stored.state, stored.answer) == (MessageState.stopped, events[3][1]["text"])
     assert stored.sentences == events[-2][1]["sentences"]
+    finished = client.post(f"/api/messages/{message_id}/stop")
+    assert finished.status_code == 409  # nothing is generated any more: the answer says so
+    assert "niets te stoppen" in finished.json()["detail"]
 
 
 class CountingRetriever:

@@ -1,0 +1,91 @@
+"""This API process among its replicas: each process registers in `api_instances` and beats its heartbeat there,
+and the answers a process was generating when it died (killed, out of memory, its machine gone) are closed by the
+processes that remain, or by the next one to start.
+
+A process is alive while its heartbeat is younger than `INSTANCE_STALE_SECONDS`. Every process, at start and at
+each heartbeat, closes the `generating` messages of processes that are not alive (and of none: messages from
+before this table) as `failed` with the reason `api_interrupted`, and forgets those processes. The clocks of the
+replicas are compared with each other: they run on one host (compose) or keep NTP time.
+"""
+
+import asyncio
+import logging
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from api.models import ApiInstance, Message, MessageState
+from ingest.database import session_scope
+
+log = logging.getLogger(__name__)
+
+API_INTERRUPTED = "api_interrupted"
+# The id of this process: new at every start, so a restarted process never passes for the one that died.
+THIS_INSTANCE = uuid.uuid4().hex
+
+
+def alive(stale_seconds: float, now: datetime | None = None) -> ColumnElement[bool]:
+    """Matches the processes whose heartbeat is younger than `stale_seconds`."""
+    cutoff = (now or datetime.now(UTC)) - timedelta(seconds=stale_seconds)
+    return ApiInstance.heartbeat_at >= cutoff
+
+
+def streaming_on_a_live_instance(stale_seconds: float) -> ColumnElement[bool]:
+    """Matches the messages whose answer a live process is generating now."""
+    live = select(ApiInstance.id).where(alive(stale_seconds))
+    return (Message.state == MessageState.generating) & Message.instance_id.in_(live.scalar_subquery())
+
+
+def beat(database_url: str, instance_id: str = THIS_INSTANCE) -> None:
+    """Register the process, or record that it is still alive."""
+    now = datetime.now(UTC)
+    with session_scope(database_url) as db:
+        instance = db.get(ApiInstance, instance_id)
+        if instance is None:
+            db.add(ApiInstance(id=instance_id, started_at=now, heartbeat_at=now))
+        else:
+            instance.heartbeat_at = now
+
+
+def close_orphans(database_url: str, stale_seconds: float) -> int:
+    """Close the answers of processes that are gone and forget those processes; how many answers were closed."""
+    now = datetime.now(UTC)
+    live = select(ApiInstance.id).where(alive(stale_seconds, now)).scalar_subquery()
+    orphaned = (Message.state == MessageState.generating) & (
+        Message.instance_id.is_(None) | Message.instance_id.not_in(live)
+    )
+    with session_scope(database_url) as db:
+        closed = len(
+            db.scalars(
+                update(Message)
+                .where(orphaned)
+                .values(state=MessageState.failed, stop_reason=API_INTERRUPTED, finished_at=now)
+                .returning(Message.id)
+                .execution_options(synchronize_session=False)
+            ).all()
+        )
+        db.execute(delete(ApiInstance).where(~alive(stale_seconds, now)))
+    if closed:
+        log.warning("closed %d answer(s) left generating by API processes that are gone", closed)
+    return closed
+
+
+def start(database_url: str, stale_seconds: float) -> None:
+    """At start: register this process, then close what processes that are gone left generating."""
+    beat(database_url)
+    close_orphans(database_url, stale_seconds)
+
+
+async def keep_beating(database_url: str, every_seconds: float, stale_seconds: float) -> None:
+    """Beat and close orphans every `every_seconds` until cancelled; a database that is down is logged and tried
+    again at the next beat (the process stays up: it answers 503s meanwhile)."""
+    while True:
+        await asyncio.sleep(every_seconds)
+        try:
+            await run_in_threadpool(beat, database_url)
+            await run_in_threadpool(close_orphans, database_url, stale_seconds)
+        except SQLAlchemyError as error:
+            log.warning("heartbeat not recorded: %s", error)
