@@ -32,6 +32,11 @@ class SpeculativeSettings(BaseSettings):
     generator_model: str = Field(
         "google/gemma-3-270m", description="Hugging Face name or local folder of the target LLM."
     )
+    generator_adapter: str | None = Field(
+        None,
+        description="LoRA adapter of the generator (name in the model cache or folder, made by "
+        "`python -m speculative.adapt`); merged into the target at start. None = the plain model.",
+    )
     eagle_head: str | None = Field(None, description="EAGLE-1/2 draft head (name or folder); None = no head.")
     draft_method: str = Field(
         "eagle2+casd",
@@ -157,6 +162,12 @@ class SpeculativeSettings(BaseSettings):
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value
+
+    @field_validator("generator_adapter", mode="before")
+    @classmethod
+    def _none_is_no_adapter(cls, value: object) -> object:
+        """`GENERATOR_ADAPTER=none` (or empty) serves the plain model, also where a default adapter applies."""
+        return None if isinstance(value, str) and value.strip().lower() in {"", "none"} else value
 
     @model_validator(mode="after")
     def _token_unless_loopback(self) -> Self:
