@@ -62,6 +62,7 @@ def save_adapter(output: Path, write_files: Callable[[Path], None], training: di
         (staging / TRAINING_NAME).write_text(json.dumps(training, indent=2) + "\n", encoding="utf-8")
         sums = "".join(f"{sha256_file(staging / name)}  {name}\n" for name in ADAPTER_FILES)
         (staging / SUMS_NAME).write_text(sums, encoding="utf-8")
+        _make_readable(staging)
         _swap_in(staging, output)
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
@@ -70,6 +71,13 @@ def save_adapter(output: Path, write_files: Callable[[Path], None], training: di
                 f"the disk is full while saving the adapter to {output}; the previous adapter there is intact"
             ) from error
         raise
+
+
+def _make_readable(folder: Path) -> None:
+    """A temporary folder and peft's files are private to the owner; the adapter is an ordinary artefact."""
+    folder.chmod(0o755)
+    for path in folder.iterdir():
+        path.chmod(0o644)
 
 
 def _swap_in(staging: Path, output: Path) -> None:

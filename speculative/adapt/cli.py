@@ -41,7 +41,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", help=f"torch device {settings_help}")
     parser.add_argument("--dtype", choices=sorted(TORCH_DTYPES), help=f"training dtype {settings_help}")
     parser.add_argument(
-        "--threads", type=int, default=1, help="torch CPU threads (1: see docs/adaptation.md)"
+        "--threads", type=int, default=1, help="torch CPU threads (1: see docs/speculative-engine.md)"
     )
     parser.add_argument("--max-length", type=int, default=640, help="prompt + target tokens at most")
     parser.add_argument("--max-minutes", type=float, help="stop (and save) after this much training time")

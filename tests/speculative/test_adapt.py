@@ -16,13 +16,17 @@ from speculative.adapt.cli import main as adapt_main
 from speculative.adapt.examples import ExampleError, TokenizedExample, read_examples, tokenize
 from speculative.adapt.merge import adapter_folder, exit_unless_adapter_fits, merge_adapter
 from speculative.adapt.train import AdapterTrainer, Hyperparameters, add_lora, target_loss
+from speculative.eagle.trained import HERE, TRAINED_ADAPTERS
 from speculative.engine.loading import build_generator, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
+from speculative.models.provision import provision
+from speculative.models.registry import REGISTRY
 from speculative.settings import SpeculativeSettings
 from tests.speculative.conftest import GEMMA3, cached_model, greedy_reference, tiny_llama
 
-COMMITTED_ADAPTER = "vraagbaak/lora-gemma-3-270m"
+ADAPTER_NAME = "vraagbaak/lora-gemma-3-270m"
+COMMITTED_ADAPTER = HERE / TRAINED_ADAPTERS[ADAPTER_NAME]
 RAG_PROMPTS = json.loads((Path(__file__).parent / "data" / "rag_prompts.json").read_text(encoding="utf-8"))
 
 NO_DROPOUT = Hyperparameters(dropout=0.0, rank=4, alpha=8, warmup_steps=1, eval_examples=2, top_layers=0)
@@ -277,6 +281,17 @@ def test_a_full_disk_while_saving_keeps_the_previous_adapter(trained_adapter: Pa
         save_adapter(out, fill_the_disk, {"steps": 1})
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["adapter"]
+
+
+def test_make_models_installs_the_committed_adapter_which_the_worker_accepts_by_name(tmp_path: Path) -> None:
+    base = Path(cached_model(GEMMA3))
+    (tmp_path / base.name).symlink_to(base)
+    (result,) = provision([REGISTRY[ADAPTER_NAME]], tmp_path)
+    assert result.converted and (result.folder / "SHA256SUMS").is_file()
+    training = verified_training(adapter_folder(ADAPTER_NAME, tmp_path), GEMMA3, base)
+    assert training["base_model"]["name"] == GEMMA3
+    assert (COMMITTED_ADAPTER / "adapter_model.safetensors").stat().st_size < 8_000_000
+    exit_unless_adapter_fits(ADAPTER_NAME, GEMMA3, tmp_path)
 
 
 @pytest.mark.slow
