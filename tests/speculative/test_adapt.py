@@ -38,7 +38,8 @@ def write_rows(path: Path, rows: list[dict[str, object]]) -> Path:
 
 
 def rows(count: int = 6) -> list[dict[str, object]]:
-    return [
+    """Train and val rows, and one test row that training must never read."""
+    made: list[dict[str, object]] = [
         {
             "id": f"q{i}",
             "prompt": f"Vraag {i}: hoe lang wrijven?\n",
@@ -46,7 +47,8 @@ def rows(count: int = 6) -> list[dict[str, object]]:
             "split": "val" if i % 3 == 2 else "train",
         }
         for i in range(count)
-    ] + [{"id": "t0", "prompt": "Testvraag\n", "target": "nooit getraind", "split": "test"}]
+    ]
+    return [*made, {"id": "t0", "prompt": "Testvraag\n", "target": "nooit getraind", "split": "test"}]
 
 
 @pytest.mark.parametrize(
@@ -290,7 +292,7 @@ def test_make_models_installs_the_committed_adapter_which_the_worker_accepts_by_
     assert result.converted and (result.folder / "SHA256SUMS").is_file()
     training = verified_training(adapter_folder(ADAPTER_NAME, tmp_path), GEMMA3, base)
     assert training["base_model"]["name"] == GEMMA3
-    assert (COMMITTED_ADAPTER / "adapter_model.safetensors").stat().st_size < 8_000_000
+    assert (COMMITTED_ADAPTER / "adapter_model.safetensors").stat().st_size < 5_000_000
     exit_unless_adapter_fits(ADAPTER_NAME, GEMMA3, tmp_path)
 
 
@@ -299,10 +301,9 @@ def test_casd_on_the_merged_committed_adapter_equals_plain_greedy() -> None:
     """The served model (Gemma 3 270M with the committed adapter merged, as the worker loads it) decodes with
     CASD exactly as plain greedy `generate()` does on it, in fp32, past the 512-token sliding window."""
     base_folder = Path(cached_model(GEMMA3))
-    cached_model(COMMITTED_ADAPTER)
-    settings = SpeculativeSettings(  # type: ignore[call-arg]
+    settings = SpeculativeSettings(
         _env_file=None,
-        generator_adapter=COMMITTED_ADAPTER,
+        generator_adapter=str(COMMITTED_ADAPTER),
         model_cache=base_folder.parent,
         tree_policy="fixed",
     )
@@ -316,3 +317,13 @@ def test_casd_on_the_merged_committed_adapter_equals_plain_greedy() -> None:
     result = generator.generate(GenerationRequest(prompt_ids, 40)).run()
 
     assert tuple(result.token_ids) == tuple(greedy_reference(target.model, prompt_ids, 40))
+
+
+def test_the_default_generator_is_served_with_its_committed_adapter_unless_told_otherwise() -> None:
+    def adapter(**values: str) -> str | None:
+        return SpeculativeSettings(_env_file=None, **values).generator_adapter  # type: ignore[arg-type]
+
+    assert adapter() == ADAPTER_NAME
+    assert adapter(generator_adapter="none") is None and adapter(generator_adapter="") is None
+    assert adapter(generator_model="meta-llama/Meta-Llama-3-8B-Instruct") is None
+    assert adapter(generator_model="x/y", generator_adapter="/srv/adapter") == "/srv/adapter"
