@@ -11,6 +11,8 @@ from typing import Annotated, Literal, Self
 from pydantic import AfterValidator, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The committed adapter of each offline generator (speculative/eagle/trained/, installed by `make models`).
+DEFAULT_ADAPTERS = {"google/gemma-3-270m": "vraagbaak/lora-gemma-3-270m"}
 DTypeName = Literal["float32", "bfloat16", "float16"]
 TreePolicy = Literal["adaptive", "fixed"]
 
@@ -31,6 +33,12 @@ class SpeculativeSettings(BaseSettings):
 
     generator_model: str = Field(
         "google/gemma-3-270m", description="Hugging Face name or local folder of the target LLM."
+    )
+    generator_adapter: str | None = Field(
+        None,
+        description="LoRA adapter of the generator (name in the model cache or folder, made by "
+        "`python -m speculative.adapt`); merged into the target at start. Unset: the committed adapter of the "
+        "default generator (DEFAULT_ADAPTERS), none for any other model; `none` = the plain model.",
     )
     eagle_head: str | None = Field(None, description="EAGLE-1/2 draft head (name or folder); None = no head.")
     draft_method: str = Field(
@@ -159,6 +167,20 @@ class SpeculativeSettings(BaseSettings):
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value
+
+    @field_validator("generator_adapter", mode="before")
+    @classmethod
+    def _none_is_no_adapter(cls, value: object) -> object:
+        """`GENERATOR_ADAPTER=none` (or empty) serves the plain model, also where a default adapter applies."""
+        return None if isinstance(value, str) and value.strip().lower() in {"", "none"} else value
+
+    @model_validator(mode="after")
+    def _default_adapter(self) -> Self:
+        """The embedded default serves Gemma 3 270M with its committed adapter (it answers from the passages
+        and loops less, docs/evaluation.md); a deployment that names its own model gets no adapter unasked."""
+        if "generator_adapter" not in self.model_fields_set:
+            self.generator_adapter = DEFAULT_ADAPTERS.get(self.generator_model)
+        return self
 
     @model_validator(mode="after")
     def _token_unless_loopback(self) -> Self:

@@ -29,6 +29,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         description="Speculative decoding benchmark: transformers peers and the engine's methods side by side.",
     )
     parser.add_argument("--model", required=True, help="target model: a name in the model cache or a folder")
+    parser.add_argument(
+        "--adapter", help="LoRA adapter merged into the model (GENERATOR_ADAPTER; 'none': the plain model)"
+    )
     parser.add_argument("--head", help="EAGLE-1/2 head (folder, cache entry or hub id) for eagle2 methods")
     parser.add_argument(
         "--prompts",
@@ -76,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     overrides: dict[str, Any] = {"generator_model": args.model, "eagle_head": args.head}
+    if args.adapter is not None:
+        overrides["generator_adapter"] = args.adapter
     if args.tree_budget is not None:
         overrides["tree_budget"] = args.tree_budget
     settings = SpeculativeSettings(**overrides)
@@ -108,6 +113,7 @@ def describe_setup(
         "command": command_line("speculative.bench", argv),
         "model": args.model,
         "head": args.head,
+        "adapter": settings.generator_adapter,
         "prompt_set": args.prompts,
         "prompts": len(prompts),
         "mean_prompt_tokens": statistics.fmean(len(prompt.token_ids) for prompt in prompts),

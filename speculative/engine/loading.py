@@ -1,9 +1,11 @@
 """Build a ready generator from the settings: the one entry point for the worker and the benchmark."""
 
 from functools import partial
+from pathlib import Path
 
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from speculative.adapt.merge import adapter_folder, merge_adapter
 from speculative.budget.adaptive import AdaptiveTreeBudget, long_run_history
 from speculative.budget.base import TreeBudgetFactory
 from speculative.budget.cost_model import CostModel, load_or_measure, model_identity
@@ -17,10 +19,16 @@ from speculative.settings import SpeculativeSettings, TreePolicy
 
 
 def load_target(settings: SpeculativeSettings) -> tuple[TargetModel, PreTrainedTokenizerBase]:
-    """The target model on the configured device and dtype, and its tokenizer, from the offline cache first."""
+    """The target model on the configured device and dtype, and its tokenizer, from the offline cache first;
+    with GENERATOR_ADAPTER, the adapter verified and merged into it (AdapterError when it does not fit)."""
     source = require_model(settings.generator_model, settings.model_cache, "GENERATOR_MODEL")
     tokenizer = AutoTokenizer.from_pretrained(source)
-    return TargetModel.load(source, settings.device, settings.dtype, settings.attention), tokenizer
+    target = TargetModel.load(source, settings.device, settings.dtype, settings.attention)
+    if settings.generator_adapter is None:
+        return target, tokenizer
+    adapter = adapter_folder(settings.generator_adapter, settings.model_cache)
+    merged = merge_adapter(target.model, adapter, settings.generator_model, Path(source))
+    return TargetModel(merged), tokenizer
 
 
 def load_cost_model(settings: SpeculativeSettings, target: TargetModel) -> CostModel:

@@ -10,7 +10,12 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from speculative.eagle.trained import TRAINED_HEADS, committed_head_version, install_trained_head
+from speculative.eagle.trained import (
+    TRAINED_ADAPTERS,
+    TRAINED_HEADS,
+    committed_head_version,
+    install_trained_head,
+)
 from speculative.models.convert_e5 import convert_e5
 from speculative.models.convert_gguf import convert_gguf
 from speculative.models.errors import UnknownModel
@@ -103,6 +108,16 @@ REGISTRY: dict[str, ModelSpec] = {
                 files_version=partial(committed_head_version, name),
             )
             for name in TRAINED_HEADS
+        ),
+        *(
+            ModelSpec(
+                name,
+                "LoRA adapter of the generator (committed file)",
+                (),
+                partial(install_trained_head, name),
+                files_version=partial(committed_head_version, name),
+            )
+            for name in TRAINED_ADAPTERS
         ),
     )
 }

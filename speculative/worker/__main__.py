@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import uvicorn
 
+from speculative.adapt.merge import exit_unless_adapter_fits
 from speculative.models.production import exit_unless_loadable
 from speculative.settings import SpeculativeSettings
 from speculative.worker.app import create_app
@@ -25,6 +26,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     exit_unless_loadable(
         {"GENERATOR_MODEL": settings.generator_model, "EAGLE_HEAD": settings.eagle_head}, settings.model_cache
     )
+    exit_unless_adapter_fits(settings.generator_adapter, settings.generator_model, settings.model_cache)
     uvicorn.run(create_app(settings), host=settings.worker_host, port=settings.worker_port)
 
 

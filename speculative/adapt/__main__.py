@@ -1,0 +1,3 @@
+from speculative.adapt.cli import main
+
+raise SystemExit(main())
