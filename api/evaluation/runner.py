@@ -134,7 +134,7 @@ def build_index(
         vectors = embedder.embed_passages(texts, bar.update)
     index = EmbeddedIndex(folder, embedding_model=config.embedder)
     start = 0
-    for chunks in records:
+    for chunks in tqdm(records, desc="indexing", unit="document", dynamic_ncols=True):
         index.put_document(chunks, vectors[start : start + len(chunks)])
         start += len(chunks)
     return index
