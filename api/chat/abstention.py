@@ -20,6 +20,14 @@ NOT_FOUND_MESSAGE = (
     "Ik vond in de documenten geen antwoord op deze vraag. Hieronder staan de documenten die er het dichtst bij "
     "komen; controleer ze zelf of stel de vraag anders."
 )
+NOT_FOUND_SENTENCE = NOT_FOUND_MESSAGE.split(".")[0]
+
+
+def says_not_found(answer: str) -> bool:
+    """Whether a generated answer is the model's own "not found": the adapted generator answers with the chat's
+    fixed message when the passages hold no answer (docs/evaluation.md, "The adapted generator")."""
+    return answer.strip().startswith(NOT_FOUND_SENTENCE)
+
 
 # Words that say what is asked rather than what it is about: a procedure answers "hoe vaak" without either word.
 # Dutch interrogatives, the verbs and quantities of asking, and the shorthand of typed questions.

@@ -23,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from api.answers.quotes import select_quote
 from api.answers.support import Support, support
 from api.chat import storage
-from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence
+from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence, says_not_found
 from api.chat.runtime import ChatRuntime
 from api.chat.sources import prompt_chunk, source
 from api.chat.stopping import until_stopped
@@ -238,6 +238,8 @@ async def _generated(
                 elif isinstance(event, Finished):
                     ending.state, ending.stop_reason = MessageState.answered, event.stop_reason
                     ending.worker_stats = event.stats
+                    if says_not_found(ending.answer):  # the model found no answer in the passages either
+                        ending.state, ending.stop_reason = MessageState.not_found, None
             if ending.state is None:
                 stopped = stop.is_set()
                 ending.state = MessageState.stopped if stopped else MessageState.failed
@@ -282,8 +284,12 @@ async def _finish(
     """Check the answer's sentences against the sources and store how the answer ended; the stats for the `done`
     event (whose timings also count that write), the support for the `support` event, and whether it was
     stored."""
-    checked = await run_in_threadpool(
-        partial(support, question=prepared.question.text), ending.answer, prepared.sources
+    checked = (
+        Support(sentences=[], warning=False)  # the fixed message claims nothing to check
+        if ending.state == MessageState.not_found
+        else await run_in_threadpool(
+            partial(support, question=prepared.question.text), ending.answer, prepared.sources
+        )
     )
     stats = _with_timings(prepared.stats, prepared.started, ending.worker_seconds)
     stats["worker"] = {**stats.get("worker", {}), **ending.worker_stats}

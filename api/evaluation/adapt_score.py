@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from api.chat.abstention import NOT_FOUND_MESSAGE
+from api.chat.abstention import NOT_FOUND_SENTENCE
 from api.evaluation.key_facts import holds_key_fact
 
-NOT_FOUND_SENTENCE = NOT_FOUND_MESSAGE.split(".")[0]
 BASELINE = "hf-greedy"
 
 

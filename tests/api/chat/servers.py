@@ -120,15 +120,16 @@ class RecordingRelay:
 
 class ScriptedWorker:
     """A real HTTP server on loopback that speaks the worker's protocol (docs/worker.md) from a script: `/health`
-    says ready; `POST /generate` answers `start` and one `delta`, then waits until `finish()` is called and ends
+    says ready; `POST /generate` answers `start` and one `delta` (`first`), then waits until `finish()` is called and ends
     with a second delta and `done`. Until then it sends nothing at all, not even the keep-alive a real worker
     sends: a worker that hangs. With `mute` it sends nothing at all, not even the response's headers."""
 
     FIRST = "Wrijf de handen "
     REST = "minstens dertig seconden."
 
-    def __init__(self, *, mute: bool = False) -> None:
+    def __init__(self, *, mute: bool = False, first: str = FIRST, rest: str = REST) -> None:
         self.mute = mute
+        self.first, self.rest = first, rest
         self.generate_requests = 0
         self._loop = asyncio.new_event_loop()
         self._finish: asyncio.Event | None = None  # made on the server's loop
@@ -189,12 +190,12 @@ class ScriptedWorker:
             await asyncio.Event().wait()  # until the API hangs up and this task is cancelled
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
         writer.write(_sse("start", {"queue_seconds": 0.0, "prompt_tokens": 100, "method": "scripted"}))
-        writer.write(_sse("delta", {"text": self.FIRST}))
+        writer.write(_sse("delta", {"text": self.first}))
         await writer.drain()
         assert self._finish is not None
         await self._finish.wait()
-        writer.write(_sse("delta", {"text": self.REST}))
-        writer.write(_sse("done", {"stop_reason": "eos", "text": self.FIRST + self.REST, "stats": {}}))
+        writer.write(_sse("delta", {"text": self.rest}))
+        writer.write(_sse("done", {"stop_reason": "eos", "text": self.first + self.rest, "stats": {}}))
         await writer.drain()
 
 
