@@ -92,6 +92,20 @@ def _swap_in(staging: Path, output: Path) -> None:
 def verified_training(folder: Path, base_name: str, base_folder: Path) -> dict[str, Any]:
     """The adapter's training record after checking its files against SHA256SUMS and its base model against
     the one given; AdapterError says what does not match."""
+    training = checked_record(folder, base_name)
+    base = training["base_model"]
+    digest = base_weights_digest(base_folder)
+    if base.get("weights_sha256") != digest:
+        raise AdapterError(
+            f"the adapter {folder} was trained on other weights of {base_name} "
+            f"({base.get('weights_sha256')} in {TRAINING_NAME}, {digest} in {base_folder})"
+        )
+    return training
+
+
+def checked_record(folder: Path, base_name: str) -> dict[str, Any]:
+    """The training record of an adapter whose files match SHA256SUMS and that was trained on `base_name`: what
+    can be checked before the base model is found."""
     sums_path = folder / SUMS_NAME
     if not sums_path.is_file():
         raise AdapterError(f"the adapter {folder} has no {SUMS_NAME}")
@@ -105,11 +119,5 @@ def verified_training(folder: Path, base_name: str, base_folder: Path) -> dict[s
     if base.get("name") != base_name:
         raise AdapterError(
             f"the adapter {folder} was trained on {base.get('name')!r}, not on GENERATOR_MODEL={base_name!r}"
-        )
-    digest = base_weights_digest(base_folder)
-    if base.get("weights_sha256") != digest:
-        raise AdapterError(
-            f"the adapter {folder} was trained on other weights of {base_name} "
-            f"({base.get('weights_sha256')} in {TRAINING_NAME}, {digest} in {base_folder})"
         )
     return training

@@ -7,7 +7,7 @@ from typing import cast
 from peft import PeftModel
 from transformers import PreTrainedModel
 
-from speculative.adapt.artifact import AdapterError, verified_training
+from speculative.adapt.artifact import AdapterError, checked_record, verified_training
 from speculative.models.production import ModelUnavailable, require_model
 
 ADAPTER_SETTING = "GENERATOR_ADAPTER"
@@ -43,6 +43,7 @@ def exit_unless_adapter_fits(adapter: str | None, base_name: str, cache_dir: Pat
         return
     try:
         folder = adapter_folder(adapter, cache_dir)
+        checked_record(folder, base_name)  # a wrong base model is named even when that model is not here
         verified_training(folder, base_name, Path(require_model(base_name, cache_dir, "GENERATOR_MODEL")))
     except AdapterError as error:
         raise SystemExit(f"error: {ADAPTER_SETTING}: {error}") from error
