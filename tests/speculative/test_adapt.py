@@ -264,7 +264,9 @@ def test_a_changed_file_or_another_base_model_stops_the_worker_at_start(
         verified_training(trained_adapter, record["base_model"]["name"], other_weights)
     with pytest.raises(AdapterError, match=r"GENERATOR_ADAPTER='.*absent' cannot be loaded"):
         adapter_folder(str(tmp_path / "absent"), tmp_path)
-    with pytest.raises(AdapterError, match=r"'vraagbaak/not-provisioned' .*(is neither|is not in the model cache)"):
+    with pytest.raises(
+        AdapterError, match=r"'vraagbaak/not-provisioned' .*(is neither|is not in the model cache)"
+    ):
         adapter_folder("vraagbaak/not-provisioned", tmp_path)
     exit_unless_adapter_fits(str(trained_adapter), str(tiny_base), tmp_path)
 
