@@ -130,17 +130,7 @@ def create_job(
             owner=owner_tag() if owned else None,
             heartbeat_at=datetime.now(UTC) if owned else None,
         )
-        job.files = [
-            JobFile(
-                position=position,
-                path=path,
-                file_path=stored,
-                status=FileStatus.queued,
-                chunks_total=0,
-                chunks_done=0,
-            )
-            for position, (path, stored) in enumerate(listed)
-        ]
+        job.files = [_queued(position, path, stored) for position, (path, stored) in enumerate(listed)]
         session.add(job)
         session.flush()
         return job.id
@@ -293,17 +283,22 @@ def add_files(database_url: str, job_id: int, paths: Iterable[str]) -> None:
         for path in paths:
             if path not in listed:
                 listed.add(path)
-                session.add(
-                    JobFile(
-                        job_id=job_id,
-                        position=position,
-                        path=path,
-                        status=FileStatus.queued,
-                        chunks_total=0,
-                        chunks_done=0,
-                    )
-                )
+                file = _queued(position, path)
+                file.job_id = job_id
+                session.add(file)
                 position += 1
+
+
+def _queued(position: int, path: str, stored: str | None = None) -> JobFile:
+    """A file waiting in a job; `stored`: the uploaded version to read instead of `path`."""
+    return JobFile(
+        position=position,
+        path=path,
+        file_path=stored,
+        status=FileStatus.queued,
+        chunks_total=0,
+        chunks_done=0,
+    )
 
 
 def _next_position(session: Session, job_id: int) -> int:
