@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +25,12 @@ from sqlalchemy.orm import Session
 
 from api import schema
 from api.bench.loopback import running_api
-from api.models import Conversation, Message, MessageState, Role
-from api.services import sessions, users
+from api.models import Message, MessageState
 from ingest.database import get_engine
 from speculative.models.registry import ALL_MINILM_L6_V2
+from tests.api.chat.conftest import clinician_token
 from tests.api.chat.servers import RecordingRelay
+from tests.api.conftest import PASSWORD
 from tests.conftest import REPO_ROOT, fresh_postgres_database
 from tests.deploy.nginx_site import NginxSite
 from tests.deploy.servers import start_nginx
@@ -40,7 +40,6 @@ from tests.deploy.servers import start_nginx
 pytestmark = pytest.mark.timeout(120, func_only=True)
 
 QUESTION = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
-PASSWORD = "een-lang-testwachtwoord"
 HEARTBEAT_SECONDS = 1.0
 STALE_SECONDS = 4.0
 WAIT_SECONDS = 60.0  # the first question of a process loads its embedder; the machine may be busy
@@ -75,15 +74,7 @@ class Deployment:
 
     def clinician(self, username: str) -> tuple[str, int]:
         """A clinician's API token and a new conversation of theirs."""
-        with Session(get_engine(self.database_url)) as db:
-            user = users.find_user(db, username) or users.create_user(
-                db, username, PASSWORD, [Role.clinician]
-            )
-            token = sessions.create_api_token(db, user, "tests", timedelta(days=1))
-            conversation = Conversation(user_id=user.id, title="Vragen")
-            db.add(conversation)
-            db.commit()
-            return token, conversation.id
+        return clinician_token(self.database_url, username)
 
     def message(self, message_id: int) -> Message:
         with Session(get_engine(self.database_url)) as db:

@@ -98,21 +98,24 @@ def chat_url(api_settings: ApiSettings, chat_runtime: ChatRuntime) -> Iterator[s
 Clinician = Callable[[str], tuple[httpx.Client, int]]
 
 
+def clinician_token(database_url: str, username: str) -> tuple[str, int]:
+    """A clinician's API token (the user made if new) and a new conversation of theirs."""
+    with Session(get_engine(database_url)) as db:
+        user = users.find_user(db, username) or users.create_user(db, username, PASSWORD, [Role.clinician])
+        token = sessions.create_api_token(db, user, "tests", timedelta(days=1))
+        conversation = Conversation(user_id=user.id, title="Vragen")
+        db.add(conversation)
+        db.commit()
+        return token, conversation.id
+
+
 @pytest.fixture
 def clinician(chat_url: str, api_settings: ApiSettings) -> Iterator[Clinician]:
     """`clinician("ann")`: a client with ann's bearer token, and a new conversation of hers."""
     clients: list[httpx.Client] = []
 
     def signed_in(username: str) -> tuple[httpx.Client, int]:
-        with Session(get_engine(api_settings.database_url)) as db:
-            user = users.find_user(db, username) or users.create_user(
-                db, username, PASSWORD, [Role.clinician]
-            )
-            token = sessions.create_api_token(db, user, "tests", timedelta(days=1))
-            conversation = Conversation(user_id=user.id, title="Vragen")
-            db.add(conversation)
-            db.commit()
-            conversation_id = conversation.id
+        token, conversation_id = clinician_token(api_settings.database_url, username)
         client = httpx.Client(base_url=chat_url, headers={"Authorization": f"Bearer {token}"}, timeout=120)
         clients.append(client)
         return client, conversation_id
