@@ -30,6 +30,12 @@ HELD_OUT_NAME = "held_out.jsonl"
 RUN_NAME = "training.json"
 
 
+ADAPTER_HELP = (
+    "LoRA adapter merged into the target (GENERATOR_ADAPTER; default: the model's committed adapter, 'none': the "
+    "plain model); a head drafts for the model it was trained on, adapter included"
+)
+
+
 class RunMismatchError(ValueError):
     """The output folder holds a checkpoint of a run with other settings; resuming it would mix two runs."""
 
@@ -39,6 +45,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command", required=True)
     extract = commands.add_parser("extract", help="teacher-force the target over text and store its features")
     extract.add_argument("--model", required=True, help="target model: a name in the model cache or a folder")
+    extract.add_argument("--adapter", help=ADAPTER_HELP)
     extract.add_argument("--out", required=True, type=Path, help="feature folder (resumed if it exists)")
     extract.add_argument(
         "--documents", type=Path, action="append", default=[], help="PDF, text file or folder"
@@ -75,6 +82,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "train", help="train a head on extracted features (resumes from OUT's checkpoint)"
     )
     train.add_argument("--model", required=True, help="target model the features came from")
+    train.add_argument("--adapter", help=ADAPTER_HELP)
     train.add_argument("--features", type=Path, action="append", required=True, help="feature folder(s)")
     train.add_argument("--out", required=True, type=Path, help="head folder: public format + training.json")
     train.add_argument("--from-head", help="fine-tune this head (folder, cache entry) instead of a new one")
@@ -110,11 +118,11 @@ def extract(args: argparse.Namespace) -> int:
     )
     if args.rag:
         write_held_out(held_out, args.out / HELD_OUT_NAME)
-    settings = SpeculativeSettings(generator_model=args.model)
+    settings = target_settings(args)
     target, tokenizer = load_target(settings)
     plan = ExtractionPlan(
         folder=args.out,
-        target_name=args.model,
+        target_name=target_identity(settings),
         documents=documents,
         rag_prompts=rag_prompts,
         max_length=args.max_length,
@@ -134,6 +142,20 @@ def extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def target_settings(args: argparse.Namespace) -> SpeculativeSettings:
+    """The target as the worker would load it: the model's default adapter unless `--adapter` names another."""
+    overrides: dict[str, Any] = {"generator_model": args.model}
+    if args.adapter is not None:
+        overrides["generator_adapter"] = args.adapter
+    return SpeculativeSettings(**overrides)
+
+
+def target_identity(settings: SpeculativeSettings) -> str:
+    """The name features are kept under: an adapted target's features are not the plain model's."""
+    adapter = settings.generator_adapter
+    return settings.generator_model if adapter is None else f"{settings.generator_model} + {adapter}"
+
+
 def hyperparameters(args: argparse.Namespace) -> Hyperparameters:
     return Hyperparameters(
         epochs=args.epochs,
@@ -150,7 +172,7 @@ def hyperparameters(args: argparse.Namespace) -> Hyperparameters:
 
 def train(args: argparse.Namespace) -> int:
     hyper = hyperparameters(args)
-    settings = SpeculativeSettings(generator_model=args.model)
+    settings = target_settings(args)
     target, _ = load_target(settings)
     target.model.requires_grad_(False)
     data = TrainingData.load(args.features, hyper.max_length)
@@ -162,7 +184,7 @@ def train(args: argparse.Namespace) -> int:
         vocabulary = most_frequent_tokens((s.tokens for s in data.sequences), vocab_size, args.draft_vocab)
         shape = heads.HeadShape(args.intermediate_size, args.attention_heads, args.kv_heads, args.head_dim)
         head = heads.new_head(target, vocabulary, shape, hyper.seed)
-    record = run_record(args, hyper, data, vocabulary.coverage if vocabulary else None, head)
+    record = run_record(args, settings, hyper, data, vocabulary.coverage if vocabulary else None, head)
     check_resumable(args.out, record)
     args.out.mkdir(parents=True, exist_ok=True)
     trainer = HeadTrainer(
@@ -183,6 +205,7 @@ def train(args: argparse.Namespace) -> int:
 
 def run_record(
     args: argparse.Namespace,
+    settings: SpeculativeSettings,
     hyper: Hyperparameters,
     data: TrainingData,
     coverage: float | None,
@@ -192,7 +215,8 @@ def run_record(
     manifests = [shards.read_manifest(folder) for folder in args.features]
     draft_ids = head.draft_token_ids
     return {
-        "target": args.model,
+        "target": settings.generator_model,
+        "adapter": settings.generator_adapter,
         "from_head": args.from_head,
         "data": {
             "feature_folders": [str(folder) for folder in args.features],
@@ -223,7 +247,7 @@ def check_resumable(folder: Path, record: dict[str, Any]) -> None:
     if not (folder / CHECKPOINT_NAME).is_file() or not previous_path.is_file():
         return
     previous = json.loads(previous_path.read_text(encoding="utf-8"))
-    keys = ("target", "from_head", "data", "vocabulary", "head", "hyperparameters")
+    keys = ("target", "adapter", "from_head", "data", "vocabulary", "head", "hyperparameters")
     changed = [key for key in keys if previous.get(key) != json.loads(json.dumps(record[key]))]
     if changed:
         raise RunMismatchError(

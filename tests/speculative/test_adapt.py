@@ -23,6 +23,8 @@ from speculative.engine.target import TargetModel
 from speculative.models.provision import provision
 from speculative.models.registry import REGISTRY
 from speculative.settings import SpeculativeSettings
+from speculative.train_head.cli import main as train_head_main
+from speculative.train_head.shards import ShardStoreError, read_sequences
 from tests.speculative.conftest import GEMMA3, cached_model, greedy_reference, tiny_llama
 
 ADAPTER_NAME = "vraagbaak/lora-gemma-3-270m"
@@ -329,3 +331,22 @@ def test_the_default_generator_is_served_with_its_committed_adapter_unless_told_
     assert adapter(generator_adapter="none") is None and adapter(generator_adapter="") is None
     assert adapter(generator_model="meta-llama/Meta-Llama-3-8B-Instruct") is None
     assert adapter(generator_model="x/y", generator_adapter="/srv/adapter") == "/srv/adapter"
+
+
+def test_head_features_are_taken_from_the_adapted_target_and_kept_apart_from_the_plain_ones(
+    trained_adapter: Path, tiny_base: Path, tmp_path: Path
+) -> None:
+    text = tmp_path / "text.txt"
+    text.write_text("Wrijf de handen 20 tot 30 seconden in met handalcohol. " * 4, encoding="utf-8")
+
+    def extract(out: Path, adapter: str) -> list[torch.Tensor]:
+        arguments = ["extract", "--model", str(tiny_base), "--adapter", adapter, "--documents", str(text)]
+        assert train_head_main([*arguments, "--out", str(out), "--max-length", "32", "--threads", "1"]) == 0
+        return [sequence.features for sequence in read_sequences(out)]
+
+    adapted = extract(tmp_path / "adapted", str(trained_adapter))
+    plain = extract(tmp_path / "plain", "none")
+
+    assert not torch.allclose(adapted[0].float(), plain[0].float(), atol=1e-3)
+    with pytest.raises(ShardStoreError, match=r"holds features of target .* \+ "):
+        extract(tmp_path / "adapted", "none")
