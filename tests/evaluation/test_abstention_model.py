@@ -107,6 +107,9 @@ def test_the_model_abstains_only_where_coverage_let_the_case_through() -> None:
     assert "| 0 | sibling caught | 1.00 | caught |" in listed
     assert "| 1 | sibling missed | 0.80 | missed | Geef 1 mg. |" in listed
     assert "refused by coverage" not in listed
+    assert model_score.false_not_found_list(cases, answers).splitlines()[2:] == [
+        "| wrongly not found | 1/1 |"
+    ]
 
 
 def test_the_score_refuses_results_that_lack_an_answer(tmp_path: Path) -> None:

@@ -4,12 +4,13 @@ coverage abstention, on the cases of `api.evaluation.abstention.model_prompts` a
 
 `--cases C.csv --results DIR/results.json [--method hf-greedy]` prints a markdown table — coverage alone, the model on
 what coverage lets through, and both (abstain when coverage does, or when the answer is the chat's not-found
-message, `api.chat.abstention.says_not_found`, as the chat closes it) — and the not-indexed cases coverage let
-through, caught or missed, with what the model answered.
+message, `api.chat.abstention.says_not_found`, as the chat closes it) — the not-indexed cases coverage let
+through, caught or missed, with what the model answered, and the answerable questions it called not found.
 """
 
 import argparse
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +88,16 @@ def not_indexed_list(cases: Sequence[Case], answers: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def false_not_found_list(cases: Sequence[Case], answers: dict[str, str]) -> str:
+    """The answerable questions the model called not found, with in how many of the folds coverage let through."""
+    through = [case for case in cases if case.answerable and not case.coverage_abstains]
+    said = Counter(case.question for case in through if says_not_found(answers[case.prompt_id]))
+    asked = Counter(case.question for case in through)
+    lines = ['| answerable question | "niet gevonden" in folds |', "|---|---:|"]
+    lines += [f"| {question} | {said[question]}/{asked[question]} |" for question in sorted(said)]
+    return "\n".join(lines)
+
+
 def _rate(part: int, whole: int) -> str:
     return f"{part}/{whole} ({part / whole:.1%})" if whole else f"{part}/0"
 
@@ -107,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(counts(cases, answers, answerable=False), counts(cases, answers, answerable=True)))
     print()
     print(not_indexed_list(cases, answers))
+    print()
+    print(false_not_found_list(cases, answers))
     return 0
 
 
