@@ -26,7 +26,7 @@ from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import chunk_records, parse_pdf
-from ingest.retrieval import Retriever
+from ingest.retrieval import RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
@@ -93,18 +93,26 @@ def rendered_request(
 def prompt_inputs(retriever: Retriever, questions: Sequence[str]) -> Iterator[dict[str, Any]]:
     """One request per question: its top chunks as the chat would send them, and where they came from."""
     for number, question in enumerate(questions, start=1):
-        retrieval = retriever.retrieve(question)
-        chunks = [indexed_text(chunk.title, chunk.text) for chunk in retrieval.chunks]
-        yield rendered_request(f"dutch-rag-{number}", "dutch_rag", question, chunks) | {
-            "sources": [
-                {
-                    "title": chunk.title,
-                    "pages": [chunk.page_start, chunk.page_end],
-                    "score": round(chunk.score, 4),
-                }
-                for chunk in retrieval.chunks
-            ],
-        }
+        yield retrieved_request(
+            f"dutch-rag-{number}", "dutch_rag", question, retriever.retrieve(question).chunks
+        )
+
+
+def retrieved_request(
+    request_id: str, category: str, question: str, retrieved: Sequence[RetrievedChunk]
+) -> dict[str, Any]:
+    """The request for the retrieved chunks, as indexed (`Titel: …\\nTekst: …`), with where they came from."""
+    chunks = [indexed_text(chunk.title, chunk.text) for chunk in retrieved]
+    return rendered_request(request_id, category, question, chunks) | {
+        "sources": [
+            {
+                "title": chunk.title,
+                "pages": [chunk.page_start, chunk.page_end],
+                "score": round(chunk.score, 4),
+            }
+            for chunk in retrieved
+        ],
+    }
 
 
 def squad_requests(path: Path, count: int = SQUAD_RAG_QUESTIONS) -> list[dict[str, Any]]:

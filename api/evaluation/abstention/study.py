@@ -21,7 +21,7 @@ import csv
 import logging
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from api.evaluation.resolution import DocumentResolver
 from api.evaluation.runner import catalogue
 from ingest.embedding import Embedder
 from ingest.pipeline import chunk_records
+from ingest.retrieval import QuestionTruncator, RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
@@ -125,33 +126,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings) -> list[Observation]:
-    """Every question of every fold, retrieved from an index that lacks the fold's documents."""
-    records = {
+@dataclass(frozen=True)
+class Asked:
+    """One question asked of one fold's index through the chat's retriever, and what came back."""
+
+    fold: int
+    query: EvalQuery
+    indexed: frozenset[str]  # the document ids in the fold's index
+    chunks: tuple[RetrievedChunk, ...]
+
+    @property
+    def answerable(self) -> bool:
+        return bool(set(self.query.relevant_documents) & self.indexed)
+
+    @property
+    def passages(self) -> list[str]:
+        """Each chunk's title and passage, as the chat measures coverage on them."""
+        return [f"{chunk.title}\n{chunk.text}" for chunk in self.chunks]
+
+    @property
+    def confidence(self) -> Confidence:
+        return Confidence.of(
+            ((chunk.dense, chunk.bm25) for chunk in self.chunks), self.query.question, self.passages
+        )
+
+
+def document_records(labelled: LabelledSet, settings: IngestSettings) -> dict[str, list[ChunkRecord]]:
+    """Each document's chunks as ingestion stores them."""
+    return {
         document.source.id: chunk_records(
             document.parsed, document.tags, settings.chunk_size, settings.chunk_overlap
         )
         for document in labelled.documents
     }
+
+
+def fold_of(labelled: LabelledSet) -> dict[str, int]:
+    """Each document's fold: its group's place among the sorted groups, dealt round the folds."""
+    groups = sorted(set(labelled.groups.values()))
+    fold = {group: position % labelled.folds for position, group in enumerate(groups)}
+    return {document: fold[group] for document, group in labelled.groups.items()}
+
+
+def ask(
+    labelled: LabelledSet,
+    records: dict[str, list[ChunkRecord]],
+    embedder: Embedder,
+    settings: IngestSettings,
+) -> Iterator[Asked]:
+    """Every question of every fold, retrieved by the chat's retriever from an index that lacks the fold's
+    documents (fold by fold; a question no document answers is asked in fold 0 only, so it counts once)."""
     texts = [record.text for chunks in records.values() for record in chunks]
-    vocabularies = {
-        _key(record): Vocabulary([record.text]) for chunks in records.values() for record in chunks
-    }
-    question_words = {word for query in labelled.queries for word in content_words(query.question)}
     log.info("%s: embedding %d chunks of %d documents", labelled.name, len(texts), len(records))
     vectors = dict(zip(_record_keys(records.values()), embedder.embed_passages(texts), strict=True))
-    questions = [query.question for query in labelled.queries]
-    query_vectors = np.stack([embedder.embed_query(question) for question in questions])
-    group_names = sorted(set(labelled.groups.values()))
-    folds = labelled.folds
-    fold_of = {group: position % folds for position, group in enumerate(group_names)}
-    observations = []
-    for fold in range(folds):
-        indexed = {doc for doc, group in labelled.groups.items() if fold_of[group] != fold}
-        fold_chunks = [vocabularies[_key(record)] for doc in indexed for record in records[doc]]
-        frequencies = document_frequencies(sorted(question_words), fold_chunks)
-        weights = idf_weights(frequencies, len(fold_chunks))
-        known = {word: 1.0 if holding else 0.0 for word, holding in frequencies.items()}
+    query_vectors = np.stack([embedder.embed_query(query.question) for query in labelled.queries])
+    truncator = QuestionTruncator.for_model(settings.embedding_model, settings.model_cache)
+    folds = fold_of(labelled)
+    for fold in range(labelled.folds):
+        indexed = frozenset(doc for doc, doc_fold in folds.items() if doc_fold != fold)
         with tempfile.TemporaryDirectory(prefix="vraagbaak-abstention-") as folder:
             index = EmbeddedIndex(Path(folder), embedding_model=embedder.model_name)
             try:
@@ -159,42 +191,64 @@ def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings)
                     chunks = records[document_id]
                     if chunks:
                         index.put_document(chunks, np.stack([vectors[_key(c)] for c in chunks]))
+                retriever = Retriever(
+                    index,
+                    embedder,
+                    truncator,
+                    alpha=settings.retrieval_alpha,
+                    top_k=settings.retrieval_top_k,
+                    relevance_floor=settings.relevance_floor,
+                )
                 for query, vector in zip(labelled.queries, query_vectors, strict=True):
-                    if not query.relevant_documents and fold != 0:
-                        continue  # a question no document answers counts once
-                    hits = index.hybrid_search(
-                        query.question,
-                        vector,
-                        alpha=settings.retrieval_alpha,
-                        limit=settings.retrieval_top_k,
-                    )
-                    relevant = set(query.relevant_documents)
-                    passages = [f"{hit.chunk.title}\n{hit.chunk.chunk}" for hit in hits]
-                    confidence = Confidence.of(
-                        ((hit.vector, hit.keyword) for hit in hits), query.question, passages
-                    )
-                    specific = most_specific_found(query.question, passages, weights)
-                    observations.append(
-                        Observation(
-                            set=labelled.name,
-                            fold=fold,
-                            question=query.question,
-                            answerable=bool(relevant & indexed),
-                            found=any(hit.chunk.document_id in relevant for hit in hits),
-                            dense=confidence.dense,
-                            bm25=confidence.bm25,
-                            fused=hits[0].score if hits else None,
-                            coverage=confidence.coverage,
-                            idf_coverage=weighted_coverage(query.question, passages, weights),
-                            specific_found=None if specific is None else float(specific),
-                            top1_coverage=coverage(query.question, passages[:1]),
-                            known_coverage=_known_coverage(query.question, passages, known),
-                            words=_words(query.question, passages, frequencies),
-                        )
-                    )
+                    if query.relevant_documents or fold == 0:
+                        found = retriever.search(query.question, vector).chunks
+                        yield Asked(fold, query, indexed, found)
             finally:
                 index.close()
+
+
+def observe(labelled: LabelledSet, embedder: Embedder, settings: IngestSettings) -> list[Observation]:
+    """Every question of every fold with the signals of what it retrieved."""
+    records = document_records(labelled, settings)
+    vocabularies = {
+        _key(record): Vocabulary([record.text]) for chunks in records.values() for record in chunks
+    }
+    question_words = sorted({word for query in labelled.queries for word in content_words(query.question)})
+    fold_words: dict[int, tuple[dict[str, int], dict[str, float]]] = {}
+    observations = []
+    for asked in ask(labelled, records, embedder, settings):
+        if asked.fold not in fold_words:
+            fold_chunks = [vocabularies[_key(record)] for doc in asked.indexed for record in records[doc]]
+            frequencies = document_frequencies(question_words, fold_chunks)
+            fold_words[asked.fold] = (frequencies, idf_weights(frequencies, len(fold_chunks)))
+        observations.append(_observation(labelled.name, asked, *fold_words[asked.fold]))
     return observations
+
+
+def _observation(
+    name: str, asked: Asked, frequencies: dict[str, int], weights: dict[str, float]
+) -> Observation:
+    """The signals of one asked question; `frequencies`: how many of the fold's chunks hold each question word,
+    `weights` their IDF there."""
+    question, passages, confidence = asked.query.question, asked.passages, asked.confidence
+    known = {word: 1.0 if holding else 0.0 for word, holding in frequencies.items()}
+    specific = most_specific_found(question, passages, weights)
+    return Observation(
+        set=name,
+        fold=asked.fold,
+        question=question,
+        answerable=asked.answerable,
+        found=any(chunk.document_id in asked.query.relevant_documents for chunk in asked.chunks),
+        dense=confidence.dense,
+        bm25=confidence.bm25,
+        fused=asked.chunks[0].score if asked.chunks else None,
+        coverage=confidence.coverage,
+        idf_coverage=weighted_coverage(question, passages, weights),
+        specific_found=None if specific is None else float(specific),
+        top1_coverage=coverage(question, passages[:1]),
+        known_coverage=_known_coverage(question, passages, known),
+        words=_words(question, passages, frequencies),
+    )
 
 
 @dataclass(frozen=True)
@@ -401,17 +455,22 @@ def _sets(args: argparse.Namespace, settings: IngestSettings) -> list[LabelledSe
     if len(args.csv) != len(args.documents):
         raise SystemExit("each --csv needs its --documents DIR (the PDFs its questions are about), in order")
     for questions, documents in zip(args.csv, args.documents, strict=True):
-        folder = read_pdf_folder(documents, settings.max_pdf_mb * 1_000_000)
-        resolver = DocumentResolver(catalogue(folder.documents))
-        queries = tuple(_resolved(query, resolver) for query in read_queries(questions))
-        groups = {d.source.id: d.source.id for d in folder.documents}
-        name = f"{questions.parent.name}/{questions.stem} ({args.language})"  # small: each document left out once
-        sets.append(LabelledSet(name, folder.documents, groups, queries, len(groups)))
+        sets.append(pdf_folder_set(questions, documents, args.language, settings))
     if not sets:
         raise SystemExit("give at least one set: --covid-qa, --xquad or --csv with --documents (or --scores)")
     if args.out is None:
         raise SystemExit("--out CSV is needed to keep the per-question scores")
     return sets
+
+
+def pdf_folder_set(questions: Path, documents: Path, language: str, settings: IngestSettings) -> LabelledSet:
+    """A hospital CSV (question, relevant_documents) over its folder of PDFs; small, so each PDF is a fold."""
+    folder = read_pdf_folder(documents, settings.max_pdf_mb * 1_000_000)
+    resolver = DocumentResolver(catalogue(folder.documents))
+    queries = tuple(_resolved(query, resolver) for query in read_queries(questions))
+    groups = {d.source.id: d.source.id for d in folder.documents}
+    name = f"{questions.parent.name}/{questions.stem} ({language})"
+    return LabelledSet(name, folder.documents, groups, queries, len(groups))
 
 
 def _resolved(query: EvalQuery, resolver: DocumentResolver) -> EvalQuery:
