@@ -4,24 +4,27 @@ import shutil
 from pathlib import Path
 
 import pytest
-from transformers import AutoTokenizer
 
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import load_head
 from speculative.eagle.trained import HERE, SUMS_NAME, TRAINED_HEADS, install_trained_head, read_sums, sha256
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import budget_factory, load_cost_model
+from speculative.engine.loading import budget_factory, load_cost_model, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
-from speculative.engine.target import TargetModel
 from speculative.models.errors import ModelProvisioningError
 from speculative.models.provision import Status, model_status, provision
 from speculative.models.registry import REGISTRY
-from speculative.settings import TreePolicy
+from speculative.settings import SpeculativeSettings, TreePolicy
 from tests.speculative.conftest import GEMMA3, SMOLLM2, ReferenceGreedy, cached_model
 from tests.speculative.eagle_heads import eagle_settings
 
-TARGETS = {"vraagbaak/eagle2-gemma-3-270m": GEMMA3, "vraagbaak/eagle2-smollm2-135m-instruct": SMOLLM2}
+# The model each head drafts for: (target, its adapter; "none" = the plain model).
+TARGETS = {
+    "vraagbaak/eagle2-gemma-3-270m": (GEMMA3, "none"),
+    "vraagbaak/eagle2-gemma-3-270m-lora": (GEMMA3, "vraagbaak/lora-gemma-3-270m"),
+    "vraagbaak/eagle2-smollm2-135m-instruct": (SMOLLM2, "none"),
+}
 MAX_FILE_BYTES = 5_000_000
 
 
@@ -81,9 +84,12 @@ def test_a_damaged_committed_head_is_refused(tmp_path: Path, monkeypatch: pytest
 def test_a_trained_head_loads_on_its_target_and_stays_lossless(
     name: str, policy: TreePolicy, tmp_path: Path, reference_greedy: ReferenceGreedy
 ) -> None:
-    model_folder = cached_model(TARGETS[name])
-    target = TargetModel.load(model_folder, "cpu", "float32")
-    tokenizer = AutoTokenizer.from_pretrained(model_folder)
+    model, adapter = TARGETS[name]
+    cache = Path(cached_model(model)).parent
+    settings = SpeculativeSettings(
+        _env_file=None, generator_model=model, generator_adapter=adapter, model_cache=cache
+    )
+    target, tokenizer = load_target(settings)
     head_folder = HERE / TRAINED_HEADS[name]
     head = load_head(str(head_folder), tmp_path, target)
     chunk = "Wrijf de handen 20 tot 30 seconden in met handalcohol. Was de handen met water en zeep bij zichtbaar vuil."

@@ -21,6 +21,7 @@ SUMS_NAME = "SHA256SUMS"
 
 TRAINED_HEADS: dict[str, str] = {
     "vraagbaak/eagle2-gemma-3-270m": "gemma-3-270m",
+    "vraagbaak/eagle2-gemma-3-270m-lora": "gemma-3-270m-lora",
     "vraagbaak/eagle2-smollm2-135m-instruct": "smollm2-135m-instruct",
 }
 TRAINED_ADAPTERS: dict[str, str] = {"vraagbaak/lora-gemma-3-270m": "lora-gemma-3-270m"}
