@@ -4,11 +4,23 @@ transformers reads GGUF itself; the converted folder keeps the tokenizer's chat 
 carries one. Device and dtype are chosen later by whoever loads the folder.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from speculative.models.errors import TokenizerMismatch
 
-def convert_gguf(gguf_path: Path, output: Path) -> None:
-    """Dequantise `gguf_path` and save model, generation config and tokenizer into `output`."""
+
+@dataclass(frozen=True)
+class TokenizerProbe:
+    """A text and the ids the tested conversion gives it (without special tokens)."""
+
+    text: str
+    ids: tuple[int, ...]
+
+
+def convert_gguf(gguf_path: Path, output: Path, probe: TokenizerProbe) -> None:
+    """Dequantise `gguf_path` and save model, generation config and tokenizer into `output`; the tokenizer must
+    split `probe` as the tested conversion did."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -25,6 +37,22 @@ def convert_gguf(gguf_path: Path, output: Path) -> None:
     _forget_quantisation(model)
     model.save_pretrained(output)
     tokenizer.save_pretrained(output)
+    check_tokenizer(output, probe)
+
+
+def check_tokenizer(folder: Path, probe: TokenizerProbe) -> None:
+    """Raise TokenizerMismatch unless the folder's tokenizer gives `probe.text` exactly `probe.ids`."""
+    import transformers
+    from transformers import AutoTokenizer
+
+    ids = tuple(AutoTokenizer.from_pretrained(folder)(probe.text, add_special_tokens=False).input_ids)
+    if ids != probe.ids:
+        raise TokenizerMismatch(
+            f"the tokenizer converted into {folder} with transformers {transformers.__version__} splits "
+            f"{probe.text!r} into {len(ids)} ids, not the {len(probe.ids)} ids of the tested conversion: "
+            "convert with the transformers version pinned in constraints.txt (`make models` in this project's "
+            "environment)"
+        )
 
 
 def _forget_quantisation(model: object) -> None:

@@ -35,3 +35,9 @@ class UnknownModel(ModelProvisioningError):
 
     def __init__(self, name: str, known: list[str]) -> None:
         super().__init__(f"no offline model named {name!r}; known: {', '.join(known)}")
+
+
+class TokenizerMismatch(ModelProvisioningError):
+    """A converted tokenizer splits text otherwise than the one this project was tested with: transformers'
+    GGUF conversion changes between versions (5.17 made a tokenizer that split Dutch into three times the ids,
+    and the model answered garbage), while the weights came out byte-identical."""

