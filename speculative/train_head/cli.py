@@ -173,6 +173,7 @@ def hyperparameters(args: argparse.Namespace) -> Hyperparameters:
 def train(args: argparse.Namespace) -> int:
     hyper = hyperparameters(args)
     settings = target_settings(args)
+    shards.check_target(args.features, target_identity(settings))
     target, _ = load_target(settings)
     target.model.requires_grad_(False)
     data = TrainingData.load(args.features, hyper.max_length)

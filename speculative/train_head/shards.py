@@ -8,7 +8,7 @@ loses at most the sequences of the shard it was filling, and resuming skips ever
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -115,6 +115,17 @@ def read_manifest(folder: Path) -> Manifest:
         return Manifest(**json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError) as error:
         raise ShardStoreError(f"{path} is missing or not a feature manifest: {error}") from error
+
+
+def check_target(folders: Iterable[Path], target: str) -> None:
+    """A head learns the features of one target: refuse feature folders extracted from another (e.g. the plain
+    model's for a head of the adapted one)."""
+    for folder in folders:
+        found = read_manifest(folder).target
+        if found != target:
+            raise ShardStoreError(
+                f"{folder} holds features of target {found}; this head is for {target} (--model, --adapter)"
+            )
 
 
 def read_sequences(folder: Path) -> Iterator[Sequence]:

@@ -350,3 +350,6 @@ def test_head_features_are_taken_from_the_adapted_target_and_kept_apart_from_the
     assert not torch.allclose(adapted[0].float(), plain[0].float(), atol=1e-3)
     with pytest.raises(ShardStoreError, match=r"holds features of target .* \+ "):
         extract(tmp_path / "adapted", "none")
+    with pytest.raises(ShardStoreError, match=r"holds features of target .* \+ .*; this head is for"):
+        train_head_main(["train", "--model", str(tiny_base), "--adapter", "none", "--features",
+                         str(tmp_path / "adapted"), "--out", str(tmp_path / "head")])  # fmt: skip
