@@ -121,7 +121,12 @@ class DocumentOut(BaseModel):
 
     id: str
     title: str
-    file_name: str
+    file_name: str = Field(description="The name the admin gave an upload, or the file's own name.")
+    converted: bool = Field(
+        False,
+        description="The PDF shown (`/file`) is a conversion (Word, OpenDocument) or an OCR'd copy of a scan; "
+        "the file as ingested is at `/original`.",
+    )
     page_count: int
     chunk_count: int
     audiences: list[str]
@@ -147,6 +152,10 @@ class JobFileOut(BaseModel):
     name: str
     status: FileStatus
     message: str | None
+    note: str | None = Field(
+        None,
+        description="How the file was stored, when the admin should know (under another name than its own).",
+    )
     chunks_total: int
     chunks_done: int
 

@@ -1,7 +1,6 @@
 """Database rows turned into response bodies, where a field needs more than copying."""
 
 import re
-from pathlib import Path
 
 from api.models import User
 from api.schemas import JobFileOut, JobOut, UserOut
@@ -9,7 +8,7 @@ from ingest.jobs import JobSummary
 
 # An absolute server path to a PDF inside a message ("zelfde inhoud als /srv/.data/uploads/x.pdf"): only its name
 # goes to the browser, which has no business knowing the server's folders.
-_SERVER_PATH = re.compile(r"(?<![\w.])/(?:[^/\n'\"]*/)+([^/\n'\"]*?\.pdf)\b", re.IGNORECASE)
+_SERVER_PATH = re.compile(r"(?<![\w.])/(?:[^/\n'\"]*/)+([^/\n'\"]*?\.(?:pdf|docx|doc|odt))\b", re.IGNORECASE)
 
 
 def user_out(user: User) -> UserOut:
@@ -26,9 +25,10 @@ def job_out(summary: JobSummary) -> JobOut:
         counts={status.value: count for status, count in summary.counts.items()},
         files=[
             JobFileOut(
-                name=Path(file.path).name,
+                name=file.name,
                 status=file.status,
                 message=without_server_paths(file.message),
+                note=file.note,
                 chunks_total=file.chunks_total,
                 chunks_done=file.chunks_done,
             )

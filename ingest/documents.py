@@ -72,10 +72,11 @@ def record_document(
     replaces: Collection[str],
     job_id: int | None,
     stored: str | None = None,
+    name: str | None = None,
 ) -> list[str]:
     """One transaction: the replaced rows go, the document's row is written (or refreshed), `stored` being the
-    uploaded copy holding its bytes (None: they are at its path). Returns the stored copies that rows used and no
-    longer do. Raises `DeletedDuringJob`, changing nothing, when an admin deleted the document after `job_id`
+    uploaded copy holding its bytes (None: they are at its path), `name` the name the admin gave an upload (None:
+    the file's own). Returns the stored copies that rows used and no longer do. Raises `DeletedDuringJob`, changing nothing, when an admin deleted the document after `job_id`
     was queued."""
     with session_scope(database_url) as session:
         _lock_document(session, parsed.sha256)
@@ -90,7 +91,7 @@ def record_document(
             left.append(row.file_path)
         row.file_path = stored
         row.source_path = str(parsed.path)
-        row.file_name = parsed.path.name[:255]
+        row.file_name = (name or parsed.path.name)[:255]
         row.title = parsed.title
         row.metadata_title = parsed.metadata_title
         row.page_count = parsed.text.page_count

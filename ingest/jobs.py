@@ -20,7 +20,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ingest.database import session_scope
-from ingest.models import FINAL_FILE_STATUSES, FileStatus, Job, JobFile, JobStatus
+from ingest.models import FINAL_FILE_STATUSES, Document, FileStatus, Job, JobFile, JobStatus
 
 STALE_HEARTBEAT = timedelta(minutes=10)
 PDF_SUFFIX = ".pdf"
@@ -34,15 +34,26 @@ class FileState:
     document_id: str | None
     chunks_total: int
     chunks_done: int
+    note: str | None = None
+    """What the admin should know from before the file was read (an upload stored under another name)."""
+    original_name: str | None = None
+    """An upload's name as the admin gave it."""
+
+    @property
+    def name(self) -> str:
+        return self.original_name or Path(self.path).name
 
 
 @dataclass(frozen=True)
 class Version:
-    """An uploaded file: the name it goes by (`source`, what a later upload of that name replaces) and the stored
-    copy of our naming that holds its bytes."""
+    """An uploaded file: the path it goes by (`source`, what a later upload of the same name replaces), the stored
+    copy of our naming that holds its bytes, the name the admin gave it and what the admin should know about how
+    it was stored (`note`: under another name than its own, say)."""
 
     source: Path
     stored: Path
+    name: str | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,8 @@ class PendingFile:
     """The name the document goes by."""
     stored: str
     """The file to read: `path` itself, or an uploaded version."""
+    original_name: str | None = None
+    """An upload's name as the admin gave it (None: the file's own name)."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +135,8 @@ def create_job(
     """Register a job over these files and folders and uploaded versions, every file queued; returns the job id.
     `owned`: this process runs it (no worker may take it); otherwise it waits for a worker."""
     files, _ = expand_paths(paths)
-    listed = [(str(path), None) for path in files] + [(str(v.source), str(v.stored)) for v in versions]
+    listed = [(str(path), None, None, None) for path in files]
+    listed += [(str(v.source), str(v.stored), v.name, v.note) for v in versions]
     with session_scope(database_url) as session:
         job = Job(
             status=JobStatus.running,
@@ -130,7 +144,7 @@ def create_job(
             owner=owner_tag() if owned else None,
             heartbeat_at=datetime.now(UTC) if owned else None,
         )
-        job.files = [_queued(position, path, stored) for position, (path, stored) in enumerate(listed)]
+        job.files = [_queued(position, *file) for position, file in enumerate(listed)]
         session.add(job)
         session.flush()
         return job.id
@@ -198,11 +212,11 @@ def pending_files(database_url: str, job_id: int) -> list[PendingFile]:
     """The job's files not yet finished, in job order."""
     with session_scope(database_url) as session:
         rows = session.execute(
-            select(JobFile.id, JobFile.path, JobFile.file_path)
+            select(JobFile.id, JobFile.path, JobFile.file_path, JobFile.original_name)
             .where(JobFile.job_id == job_id, JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES]))
             .order_by(JobFile.position)
         ).all()
-        return [PendingFile(row.id, row.path, row.file_path or row.path) for row in rows]
+        return [PendingFile(row.id, row.path, row.file_path or row.path, row.original_name) for row in rows]
 
 
 def set_file_status(
@@ -244,6 +258,28 @@ def start_attempt(database_url: str, file_id: int, limit: int) -> bool:
         file.message = None
         session.execute(update(Job).where(Job.id == file.job_id).values(heartbeat_at=datetime.now(UTC)))
         return True
+
+
+def names_in_use(database_url: str, folder: Path) -> dict[str, str]:
+    """The paths in `folder` that a document or an unfinished job's file goes by, each with its name as given
+    (an upload's) or as recorded: an upload of another name must not take such a path."""
+    prefix = f"{str(folder).rstrip(os.sep)}{os.sep}"
+    with session_scope(database_url) as session:
+        documents = session.execute(
+            select(Document.source_path, Document.file_name).where(
+                Document.source_path.startswith(prefix, autoescape=True)
+            )
+        ).all()
+        queued = session.execute(
+            select(JobFile.path, JobFile.original_name).where(
+                JobFile.path.startswith(prefix, autoescape=True),
+                JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES]),
+            )
+        ).all()
+    in_use = {path: name for path, name in documents}
+    for path, name in queued:
+        in_use.setdefault(path, name or Path(path).name)
+    return in_use
 
 
 def stored_copy(database_url: str, file_id: int) -> str | None:
@@ -289,12 +325,17 @@ def add_files(database_url: str, job_id: int, paths: Iterable[str]) -> None:
                 position += 1
 
 
-def _queued(position: int, path: str, stored: str | None = None) -> JobFile:
-    """A file waiting in a job; `stored`: the uploaded version to read instead of `path`."""
+def _queued(
+    position: int, path: str, stored: str | None = None, name: str | None = None, note: str | None = None
+) -> JobFile:
+    """A file waiting in a job; `stored`: the uploaded version to read instead of `path`, `name`: the name the
+    admin gave it, `note`: what the admin should know about how it was stored."""
     return JobFile(
         position=position,
         path=path,
         file_path=stored,
+        original_name=name,
+        note=note,
         status=FileStatus.queued,
         chunks_total=0,
         chunks_done=0,
@@ -339,7 +380,16 @@ def job_summary(database_url: str, job_id: int) -> JobSummary:
         if job is None:
             raise LookupError(f"job {job_id} does not exist")
         files = tuple(
-            FileState(f.path, FileStatus(f.status), f.message, f.document_id, f.chunks_total, f.chunks_done)
+            FileState(
+                f.path,
+                FileStatus(f.status),
+                f.message,
+                f.document_id,
+                f.chunks_total,
+                f.chunks_done,
+                f.note,
+                f.original_name,
+            )
             for f in job.files
         )
         return JobSummary(

@@ -65,7 +65,10 @@ class Document(Base):
     source_path: Mapped[str] = mapped_column(String(1024), unique=True)
     file_path: Mapped[str | None] = mapped_column(String(1024))
     """Where the bytes are when not at `source_path`: an uploaded version, named by us."""
+    view_path: Mapped[str | None] = mapped_column(String(1024))
+    """The PDF the viewer shows when it is not the file itself: a Word file's conversion, a scan's OCR'd copy."""
     file_name: Mapped[str] = mapped_column(String(255))
+    """The name as the admin gave it (an upload) or the file's own name."""
     title: Mapped[str] = mapped_column(String(500))
     metadata_title: Mapped[str | None] = mapped_column(String(500))
     """The PDF's own (cleaned) title: a title other documents carry too names none of them (`ingest/title.py`)."""
@@ -82,6 +85,15 @@ class Document(Base):
     @property
     def stored_file(self) -> str:
         return self.file_path or self.source_path
+
+    @property
+    def converted(self) -> bool:
+        return self.view_path is not None
+
+    @property
+    def shown_file(self) -> str:
+        """The PDF the viewer shows (the highlight is found in its text layer)."""
+        return self.view_path or self.stored_file
 
 
 class DeletedDocument(Base):
@@ -124,6 +136,10 @@ class JobFile(Base):
     path: Mapped[str] = mapped_column(String(1024))
     file_path: Mapped[str | None] = mapped_column(String(1024))
     """The stored version to read when the file's bytes are not at `path` (an upload)."""
+    original_name: Mapped[str | None] = mapped_column(String(255))
+    """An upload's name as the admin gave it: the document is recorded under it."""
+    note: Mapped[str | None] = mapped_column(Text)
+    """What the admin should know from before the file was read (an upload stored under another name)."""
     status: Mapped[FileStatus] = mapped_column(String(20))
     message: Mapped[str | None] = mapped_column(Text)
     document_id: Mapped[str | None] = mapped_column(String(64))

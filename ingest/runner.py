@@ -110,6 +110,8 @@ class _Prepared:
     parsed: ParsedDocument
     tags: DocumentTags
     records: list[ChunkRecord]
+    name: str | None = None
+    """An upload's name as the admin gave it."""
     twins: list["_Prepared"] = field(default_factory=list)
     """Later files of the job with the same content: skipped once this file's chunks are in the index."""
 
@@ -296,7 +298,7 @@ class Ingestion:
             chunks_total=len(records),
             chunks_done=0,
         )
-        prepared = _Prepared(file.id, file.path, file.stored, parsed, tags, records)
+        prepared = _Prepared(file.id, file.path, file.stored, parsed, tags, records, file.original_name)
         if parsed.sha256 in searchable and self.index.chunks(parsed.sha256) == records:
             replaces = self._replaced(prepared)
             self.index.delete_documents(replaces)
@@ -364,7 +366,15 @@ class Ingestion:
         stored = prepared.stored if prepared.stored != prepared.path else None
         try:
             replaced_copies = record_document(
-                url, parsed, len(prepared.records), tags.audiences, tags.departments, replaces, job_id, stored
+                url,
+                parsed,
+                len(prepared.records),
+                tags.audiences,
+                tags.departments,
+                replaces,
+                job_id,
+                stored,
+                prepared.name,
             )
         except DeletedDuringJob:
             self.index.delete_documents([parsed.sha256])

@@ -1,9 +1,9 @@
-"""The admin's routes: PDF uploads and ingestion jobs, deleting and reindexing documents, user accounts and their
+"""The admin's routes: uploads (PDF, Word, OpenDocument) and ingestion jobs, a new version of a chosen document, deleting and reindexing documents, user accounts and their
 API tokens, the audit log. Every change is written to the audit log with who made it."""
 
 import json
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile, status
 
@@ -24,26 +24,69 @@ def _wake_job_worker(request: Request) -> None:
         worker.wake()
 
 
-@router.post(
-    "/uploads",
-    status_code=status.HTTP_201_CREATED,
-    responses={413: {"description": "a file is too large"}, 415: {"description": "a file is not a PDF"}},
-)
+_UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
+    413: {"description": "a file is too large"},
+    415: {"description": "a file is not a PDF, Word or OpenDocument file"},
+}
+
+
+@router.post("/uploads", status_code=status.HTTP_201_CREATED, responses=_UPLOAD_ERRORS)
 def upload(
-    files: Annotated[list[UploadFile], File(description="One or more PDFs.")],
+    files: Annotated[
+        list[UploadFile], File(description="One or more PDF, Word (.docx, .doc) or .odt files.")
+    ],
     request: Request,
     admin_user: AdminUser,
     db: SessionDep,
     settings: SettingsDep,
 ) -> JobCreated:
+    """Each file becomes a new document, or the new version of the document uploaded under exactly its name;
+    a file whose cleaned name is another document's is stored under a free name (the job's file says so)."""
     stored = uploads.store_uploads(
         [uploads.Upload(file.filename, file.file) for file in files],
         settings.upload_dir,
         settings.max_upload_mb * 1_000_000,
+        settings.database_url,
     )
+    return _queue_uploads(request, admin_user, db, settings, stored, "documents.upload")
+
+
+@router.post(
+    "/documents/{document_id}/version", status_code=status.HTTP_201_CREATED, responses=_UPLOAD_ERRORS
+)
+def upload_version(
+    document_id: DocumentId,
+    file: Annotated[UploadFile, File(description="The new version (PDF, Word or OpenDocument), any name.")],
+    request: Request,
+    admin_user: AdminUser,
+    db: SessionDep,
+    settings: SettingsDep,
+) -> JobCreated:
+    """The admin chose to replace this document ("vervang"): the file becomes its new version whatever its name."""
+    source = admin.replaceable_source(db, document_id)
+    stored = uploads.store_uploads(
+        [uploads.Upload(file.filename, file.file)],
+        settings.upload_dir,
+        settings.max_upload_mb * 1_000_000,
+        settings.database_url,
+        replace=source,
+    )
+    return _queue_uploads(request, admin_user, db, settings, stored, "document.replace", document_id)
+
+
+def _queue_uploads(
+    request: Request,
+    admin_user: AdminUser,
+    db: SessionDep,
+    settings: SettingsDep,
+    stored: list[jobs.Version],
+    action: str,
+    target: str | None = None,
+) -> JobCreated:
     summary = admin.queue_job(settings.database_url, [], stored)
-    names = [version.source.name for version in stored]
-    audit.record(db, admin_user, "documents.upload", f"job {summary.id}", {"files": names})
+    names = [version.name or version.source.name for version in stored]
+    details = {"files": names, "stored_as": [version.source.name for version in stored]}
+    audit.record(db, admin_user, action, target or f"job {summary.id}", details | {"job": summary.id})
     db.commit()
     _wake_job_worker(request)
     return JobCreated(job=job_out(summary))

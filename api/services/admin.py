@@ -43,6 +43,13 @@ def delete(db: Session, database_url: str, index: SearchIndex, upload_dir: Path,
         stored.unlink(missing_ok=True)
 
 
+def replaceable_source(db: Session, document_id: str) -> Path:
+    """The path a new version of the document goes by (it keeps the document's place: search, sources)."""
+    path = Path(documents.get_document(db, document_id).source_path)
+    db.rollback()
+    return path
+
+
 def reindex(
     db: Session, database_url: str, index: SearchIndex, document_id: str, folders: Sequence[Path] | None
 ) -> jobs.JobSummary:

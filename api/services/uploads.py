@@ -1,14 +1,19 @@
-"""PDF uploads: each file checked (size, `%PDF-` magic bytes) and stored as a new version under UPLOAD_DIR.
+"""Uploads: each file checked (size, what its content is: PDF, Word or OpenDocument) and stored as a new version
+under UPLOAD_DIR.
 
 A request is all or nothing: every file is checked into a temporary file first, and only when all pass are
 they moved into place. When some fail, the answer names every refused file and why, and says that the good ones
 were not stored either (so the admin knows to upload them again without the refused ones).
 
-The document goes by the client's name after sanitising (no folders, no odd characters): a file uploaded again
-under the same name is the new version of that procedure. Its bytes are stored under a name of ours
-(`versions/<random>.pdf`), never overwriting the version whose chunks are searchable: the viewer keeps showing
-that one until the new version's job has indexed the new one and swaps them (ingestion removes the copy no
-document uses any more; a failed job leaves the old version live).
+A document goes by the name the admin gave it (kept as given, shown in the UI) and lives at a sanitised path
+(no folders, no odd characters). A file uploaded again under exactly the same name is the new version of that
+procedure; so is a file the admin uploads as a new version of a chosen document ("vervang"). Anything else never
+replaces a document: a name whose sanitised form is another document's path ("Insuline kind ≥ 6 jaar.pdf" and
+"Insuline kind < 6 jaar.pdf" both clean to "Insuline kind _ 6 jaar.pdf") is stored under a free path
+("… (2).pdf") and the job says so. Bytes are stored under a name of ours (`versions/<random>.<kind>`), never
+overwriting the version whose chunks are searchable: the viewer keeps showing that one until the new version's
+job has indexed the new one and swaps them (ingestion removes the copy no document uses any more; a failed job
+leaves the old version live).
 """
 
 import os
@@ -21,9 +26,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from api.services.errors import Conflict, Invalid, ServiceError, TooLarge, UnsupportedMedia
-from ingest.jobs import Version
+from ingest.formats import ACCEPTED, SUFFIXES, Kind, kind_of
+from ingest.jobs import Version, names_in_use
 
-PDF_MAGIC = b"%PDF-"
 READ_BLOCK = 1 << 20
 MAX_NAME = 150
 VERSIONS = "versions"
@@ -36,57 +41,73 @@ class Upload:
     stream: BinaryIO
 
 
-def safe_name(filename: str | None) -> str:
-    """The last path component, NFKC-normalised, odd characters replaced, ending in `.pdf`."""
+@dataclass(frozen=True)
+class _Checked:
+    """An upload copied into a temporary file: its name as given and what its content is."""
+
+    given: str
+    temporary: Path
+    kind: Kind
+
+
+def given_name(filename: str | None) -> str:
+    """The name as the admin gave it, without any folder part (`../../x.docx` is `x.docx`)."""
+    return re.split(r"[\\/]", filename or "")[-1].strip()[:MAX_NAME]
+
+
+def safe_name(filename: str | None, kind: Kind = Kind.pdf) -> str:
+    """The last path component, NFKC-normalised, odd characters replaced, ending in the kind's suffix."""
     base = re.split(r"[\\/]", unicodedata.normalize("NFKC", filename or ""))[-1]
-    stem = base[:-4] if base.lower().endswith(".pdf") else base
+    suffix = Path(base).suffix
+    stem = base[: -len(suffix)] if suffix.lower() in SUFFIXES else base
     stem = _UNSAFE.sub("_", stem).strip(" ._")
-    return f"{stem[:MAX_NAME] or 'document'}.pdf"
+    return f"{stem[:MAX_NAME] or 'document'}{kind.suffix}"
 
 
-def _checked_copy(upload: Upload, folder: Path, max_bytes: int) -> Path:
+def _checked_copy(upload: Upload, folder: Path, max_bytes: int) -> _Checked:
     """The upload copied into a temporary file of `folder`, or an error (and no temporary file left); the error
-    names the file as the admin chose it ("notities.txt", not its stored name "notities.txt.pdf")."""
-    name = re.split(r"[\\/]", upload.filename or "")[-1][:MAX_NAME] or safe_name(upload.filename)
+    names the file as the admin chose it ("notities.txt")."""
+    name = given_name(upload.filename) or "document"
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".upload-", suffix=".part")
     try:
         with os.fdopen(descriptor, "wb") as out:
-            head = upload.stream.read(len(PDF_MAGIC))
-            if head != PDF_MAGIC:
-                raise UnsupportedMedia(f"{name} is geen PDF-bestand.")
-            out.write(head)
-            size = len(head)
+            size = 0
             while block := upload.stream.read(READ_BLOCK):
                 size += len(block)
                 if size > max_bytes:
                     raise TooLarge(f"{name} is groter dan {max_bytes // 1_000_000} MB.")
                 out.write(block)
+        kind = kind_of(Path(temporary), name)
+        if kind is None:
+            raise UnsupportedMedia(f"{name} is geen {ACCEPTED}.")
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return Path(temporary)
+    return _Checked(name, Path(temporary), kind)
 
 
-def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[Version]:
-    """Check every file, then store them all as new versions in `folder`; returns each one's upload name and
-    stored copy (nothing stored on error: the error names each refused file, and the good files that were not
-    stored)."""
+def store_uploads(
+    uploads: list[Upload], folder: Path, max_bytes: int, database_url: str, replace: Path | None = None
+) -> list[Version]:
+    """Check every file, then store them all as new versions in `folder`; returns each one's path, stored copy,
+    given name and note (nothing stored on error: the error names each refused file, and the good files that
+    were not stored). `replace`: the path of the document the admin chose to replace with the one file given."""
     if not uploads:
-        raise Invalid("Kies minstens één PDF-bestand.")
-    names = [safe_name(upload.filename) for upload in uploads]
-    doubles = sorted({name for name in names if names.count(name) > 1})
+        raise Invalid("Kies minstens één bestand (.pdf, .docx, .doc, .odt).")
+    if replace is not None and len(uploads) != 1:
+        raise Invalid("Kies precies één bestand als nieuwe versie van een document.")
+    given = [given_name(upload.filename) for upload in uploads]
+    doubles = sorted({name for name in given if given.count(name) > 1})
     if doubles:
-        raise Conflict(f"Meerdere bestanden krijgen dezelfde naam: {', '.join(doubles)}.")
+        raise Conflict(f"Meerdere bestanden hebben dezelfde naam: {', '.join(doubles)}.")
     copies = folder / VERSIONS
     copies.mkdir(parents=True, exist_ok=True)
-    checked: list[Path] = []
+    checked: list[_Checked] = []
     refused: list[ServiceError] = []
-    good: list[str] = []
     try:
-        for upload, name in zip(uploads, names, strict=True):
+        for upload in uploads:
             try:
                 checked.append(_checked_copy(upload, copies, max_bytes))
-                good.append(name)
             except (TooLarge, UnsupportedMedia) as error:
                 refused.append(error)
     except BaseException:
@@ -94,18 +115,52 @@ def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[V
         raise
     if refused:
         _remove(checked)
-        raise _refusal(refused, good)
+        raise _refusal(refused, [file.given for file in checked])
+    places = [(replace, None)] if replace is not None else _places(database_url, folder.resolve(), checked)
     stored = []
-    for temporary, name in zip(checked, names, strict=True):
-        copy = copies / f"{uuid.uuid4().hex}.pdf"
-        os.replace(temporary, copy)
-        stored.append(Version(source=folder.resolve() / name, stored=copy.resolve()))
+    for file, (source, note) in zip(checked, places, strict=True):
+        copy = copies / f"{uuid.uuid4().hex}{file.kind.suffix}"
+        os.replace(file.temporary, copy)
+        stored.append(Version(source=source, stored=copy.resolve(), name=file.given, note=note))
     return stored
 
 
-def _remove(temporaries: list[Path]) -> None:
-    for temporary in temporaries:
-        temporary.unlink(missing_ok=True)
+def _places(database_url: str, folder: Path, files: list[_Checked]) -> list[tuple[Path, str | None]]:
+    """Where each upload goes: the path of the document (or queued upload) with exactly its name, which it is a
+    new version of; otherwise its sanitised name, or the first free `name (n)` when another document has that
+    path (with a note saying so)."""
+    in_use = names_in_use(database_url, folder)
+    by_name = {name: Path(path) for path, name in in_use.items()}
+    places: list[tuple[Path, str | None]] = []
+    for file in files:
+        if file.given in by_name:
+            places.append((by_name[file.given], None))
+            continue
+        wanted = folder / safe_name(file.given, file.kind)
+        place = _free(wanted, in_use)
+        note = None
+        if place != wanted:
+            other = in_use[str(wanted)]
+            note = (
+                f"opgeslagen als {place.name}: {wanted.name} hoort al bij een ander document ({other}); "
+                "dat document is niet vervangen"
+            )
+        in_use[str(place)] = file.given
+        places.append((place, note))
+    return places
+
+
+def _free(wanted: Path, in_use: dict[str, str]) -> Path:
+    place, number = wanted, 1
+    while str(place) in in_use:
+        number += 1
+        place = wanted.with_name(f"{wanted.stem} ({number}){wanted.suffix}")
+    return place
+
+
+def _remove(files: list[_Checked]) -> None:
+    for file in files:
+        file.temporary.unlink(missing_ok=True)
 
 
 def _refusal(refused: list[ServiceError], good: list[str]) -> ServiceError:

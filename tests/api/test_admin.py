@@ -18,6 +18,7 @@ from api.models import Role
 from api.services.uploads import safe_name
 from api.settings import ApiSettings
 from api.views import job_out
+from ingest.formats import ACCEPTED
 from ingest.jobs import FileState, JobSummary
 from ingest.models import FileStatus, JobStatus
 from ingest.settings import IngestSettings
@@ -111,7 +112,7 @@ def test_bad_uploads_are_refused_and_nothing_is_stored(sign_in: SignIn, api_sett
     assert oversized.status_code == 413
     assert mixed.status_code == 415
     assert mixed.json()["detail"] == (
-        "Niets opgeslagen. evil.pdf is geen PDF-bestand. notities.txt is geen PDF-bestand. "
+        f"Niets opgeslagen. evil.pdf is geen {ACCEPTED}. notities.txt is geen {ACCEPTED}. "
         "Ook bloedafname.pdf is niet opgeslagen: kies dat bestand opnieuw, zonder de geweigerde."
     )
     assert _stored_copies(api_settings) == []
