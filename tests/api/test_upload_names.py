@@ -17,7 +17,6 @@ from tests.api.conftest import SAMPLES, SignIn
 FIRST = (SAMPLES / "bloedafname.pdf").read_bytes()
 SECOND = (SAMPLES / "handhygiene.pdf").read_bytes()
 THIRD = (SAMPLES / "decubituspreventie.pdf").read_bytes()
-THIRD = (SAMPLES / "decubituspreventie.pdf").read_bytes()
 COLLISIONS = [
     ("Insuline kind ≥ 6 jaar.pdf", "Insuline kind < 6 jaar.pdf", "Insuline kind _ 6 jaar"),
     ("★.pdf", "☆.pdf", "document"),
