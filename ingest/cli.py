@@ -77,12 +77,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m ingest", description="Ingest PDFs into Vraagbaak's search index."
+        prog="python -m ingest",
+        description="Ingest PDF, Word (.docx, .doc) and OpenDocument (.odt) files into Vraagbaak's search index.",
     )
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="ingest files and folders (and finish interrupted jobs)")
     run.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="PDF files or folders (searched recursively)"
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="PDF, .docx, .doc or .odt files, or folders (searched recursively)",
     )
     run.add_argument(
         "--prune",

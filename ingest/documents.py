@@ -45,6 +45,8 @@ class DocumentInfo:
     stored_file: str
     """The file its chunks came from: `source_path`, or the stored copy of an uploaded version."""
     pipeline_version: int
+    view_path: str | None = None
+    """The PDF the viewer shows when not the file itself (a conversion, an OCR'd copy)."""
 
 
 def _info(row: Document) -> DocumentInfo:
@@ -60,6 +62,7 @@ def _info(row: Document) -> DocumentInfo:
         row.job_id,
         row.stored_file,
         row.pipeline_version,
+        row.view_path,
     )
 
 
@@ -73,23 +76,28 @@ def record_document(
     job_id: int | None,
     stored: str | None = None,
     name: str | None = None,
+    view: str | None = None,
 ) -> list[str]:
     """One transaction: the replaced rows go, the document's row is written (or refreshed), `stored` being the
     uploaded copy holding its bytes (None: they are at its path), `name` the name the admin gave an upload (None:
-    the file's own). Returns the stored copies that rows used and no longer do. Raises `DeletedDuringJob`, changing nothing, when an admin deleted the document after `job_id`
+    the file's own), `view` the PDF the viewer shows when not the file itself (a conversion, an OCR'd copy). Returns
+    the stored copies and viewer copies that rows used and no longer do. Raises `DeletedDuringJob`, changing nothing, when an admin deleted the document after `job_id`
     was queued."""
     with session_scope(database_url) as session:
         _lock_document(session, parsed.sha256)
         if job_id is not None and _deleted_since(session, parsed.sha256, job_id):
             raise DeletedDuringJob(parsed.sha256)
         dropped = session.scalars(select(Document).where(Document.id.in_(list(replaces)))).all()
-        left = [row.file_path for row in dropped if row.file_path]
+        left = [path for row in dropped for path in (row.file_path, row.view_path) if path]
         if replaces:
             session.execute(delete(Document).where(Document.id.in_(list(replaces))))
         row = session.get(Document, parsed.sha256) or Document(id=parsed.sha256)
         if row.file_path and row.file_path != stored:
             left.append(row.file_path)
         row.file_path = stored
+        if row.view_path and row.view_path != view:
+            left.append(row.view_path)
+        row.view_path = view
         row.source_path = str(parsed.path)
         row.file_name = (name or parsed.path.name)[:255]
         row.title = parsed.title
@@ -123,12 +131,14 @@ def deleted_during(database_url: str, document_id: str, job_id: int) -> bool:
 
 
 def remove_unused_copy(database_url: str, stored: str | None) -> None:
-    """Remove an uploaded version's stored copy once no document and no unfinished job file uses it (a
-    replaced version, a version whose job failed or found it unchanged)."""
+    """Remove an uploaded version's stored copy, or a viewer's copy, once no document and no unfinished job file
+    uses it (a replaced version, a version whose job failed or found it unchanged)."""
     if stored is None:
         return
     with session_scope(database_url) as session:
-        used = session.scalar(select(func.count()).where(Document.file_path == stored)) or session.scalar(
+        used = session.scalar(
+            select(func.count()).where((Document.file_path == stored) | (Document.view_path == stored))
+        ) or session.scalar(
             select(func.count()).where(
                 JobFile.file_path == stored, JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES])
             )

@@ -20,10 +20,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ingest.database import session_scope
+from ingest.formats import is_document_name
 from ingest.models import FINAL_FILE_STATUSES, Document, FileStatus, Job, JobFile, JobStatus
 
 STALE_HEARTBEAT = timedelta(minutes=10)
-PDF_SUFFIX = ".pdf"
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,8 @@ class JobSummary:
 
 
 def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], dict[Path, Path]]:
-    """Files to ingest (folders searched recursively for PDFs, sorted) and, per file, the folder it was found in.
+    """Files to ingest (folders searched recursively for PDF, Word and OpenDocument files, sorted) and, per file,
+    the folder it was found in.
 
     Explicitly named files are kept whatever they are, so a missing or mistyped file fails visibly instead
     of disappearing. A path that appears twice is listed once.
@@ -113,7 +114,7 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], dict[Path, Path]]:
     for path in paths:
         absolute = Path(os.path.abspath(path))
         if absolute.is_dir():
-            for found in sorted(_pdfs_below(absolute)):
+            for found in sorted(_documents_below(absolute)):
                 files.setdefault(found)
                 roots.setdefault(found, absolute)
         else:
@@ -121,11 +122,12 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], dict[Path, Path]]:
     return list(files), roots
 
 
-def _pdfs_below(folder: Path) -> Iterable[Path]:
-    """PDF entries below a folder, dangling links and other non-regular entries included (they fail clearly)."""
+def _documents_below(folder: Path) -> Iterable[Path]:
+    """Document entries below a folder (by their names: .pdf, .docx, .doc, .odt), dangling links and other
+    non-regular entries included (they fail clearly); Office's lock files (`~$x.docx`) are not documents."""
     for directory, _, names in os.walk(folder):
         for name in names:
-            if name.lower().endswith(PDF_SUFFIX):
+            if is_document_name(name) and not name.startswith("~$"):
                 yield Path(directory) / name
 
 
@@ -135,6 +137,7 @@ def create_job(
     """Register a job over these files and folders and uploaded versions, every file queued; returns the job id.
     `owned`: this process runs it (no worker may take it); otherwise it waits for a worker."""
     files, _ = expand_paths(paths)
+    listed: list[tuple[str, str | None, str | None, str | None]]
     listed = [(str(path), None, None, None) for path in files]
     listed += [(str(v.source), str(v.stored), v.name, v.note) for v in versions]
     with session_scope(database_url) as session:

@@ -12,7 +12,7 @@ import math
 import os
 import stat
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -138,11 +138,13 @@ def _parse(handle: BinaryIO) -> PdfReader:
     return reader
 
 
-def page_texts(pdf: PdfFile) -> Iterator[str]:
-    """Each page's text in layout mode, invisible text removed; pages are read one by one, never all at once."""
+def page_texts(pdf: PdfFile, ocr_layers: Collection[int] = frozenset()) -> Iterator[str]:
+    """Each page's text in layout mode, invisible text removed but on the pages in `ocr_layers` (1-based), whose
+    invisible text is the OCR layer we made; pages are read one by one, never all at once."""
     for number, page in enumerate(pdf.reader.pages, start=1):
         try:
-            remove_hidden_text(page)
+            if number not in ocr_layers:
+                remove_hidden_text(page)
             yield _layout_text(page, number)
         except _PAGE_ERRORS as error:
             raise UnusableFile(f"beschadigde pagina {number}: {error}") from error

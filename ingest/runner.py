@@ -26,10 +26,12 @@ whose parsing crashed `parse_attempts` times (in this run or in runs that died o
 """
 
 import logging
+import shutil
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -52,7 +54,14 @@ from ingest.isolation import ChildDied, Limits, run_isolated
 from ingest.metadata import DocumentTags, document_tags
 from ingest.models import FileStatus
 from ingest.pdf_reader import UnusableFile, file_sha256
-from ingest.pipeline import PIPELINE_VERSION, ParsedDocument, chunk_records, read_metadata_title, read_pdf
+from ingest.pipeline import (
+    PIPELINE_VERSION,
+    ParsedDocument,
+    Reading,
+    chunk_records,
+    read_metadata_title,
+    read_pdf,
+)
 from ingest.search.types import ChunkRecord, SearchIndex
 from ingest.settings import IngestSettings
 from ingest.title import is_shared
@@ -62,6 +71,8 @@ log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_SECONDS = 1.0
 DELETED_DURING_JOB = "verwijderd door een beheerder terwijl deze taak liep: niet opnieuw opgenomen"
 GROUP_BATCHES = 4
+TOOL_SHARE = 0.8
+"""Of a file's parsing time, the share conversion and OCR may take (the rest reads the text)."""
 T = TypeVar("T")
 
 
@@ -218,8 +229,16 @@ class Ingestion:
     def _parse(
         self, job_id: int, file: jobs.PendingFile, title: str | None, shared: frozenset[str]
     ) -> ParsedDocument:
-        """Parse in a bounded child; a child that died is tried again until the file's attempts are spent."""
+        """Parse in a bounded child; a child that died is tried again until the file's attempts are spent. A
+        converted or OCR'd PDF for the viewer is kept in CONVERTED_DIR under the document's content hash."""
         reason = "het lezen brak af doordat het ingestproces stopte"
+        scratch = self.settings.converted_dir.resolve() / ".work" / uuid.uuid4().hex
+        reading = Reading(
+            scratch,
+            self.settings.ocr_language,
+            self.settings.ocr_max_pages,
+            self.settings.parse_timeout_seconds * TOOL_SHARE,
+        )
         arguments = (
             Path(file.stored),
             self._max_bytes,
@@ -227,14 +246,29 @@ class Ingestion:
             title,
             shared,
             Path(file.path),
+            reading,
         )
-        while jobs.start_attempt(self.settings.database_url, file.id, self.settings.parse_attempts):
-            try:
-                return run_isolated(read_pdf, arguments, self._limits, self._tick(job_id))
-            except ChildDied as error:
-                log.warning("parsing %s: %s", file.path, error)
-                reason = str(error)
+        try:
+            while jobs.start_attempt(self.settings.database_url, file.id, self.settings.parse_attempts):
+                try:
+                    parsed = run_isolated(read_pdf, arguments, self._limits, self._tick(job_id))
+                except ChildDied as error:
+                    log.warning("parsing %s: %s", file.path, error)
+                    reason = str(error)
+                    continue
+                return self._keep_view(parsed)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         raise UnusableFile(f"opgegeven na {self.settings.parse_attempts} pogingen: {reason}")
+
+    def _keep_view(self, parsed: ParsedDocument) -> ParsedDocument:
+        """Move the viewer's PDF out of the scratch folder to its place, named by the original's content."""
+        if parsed.view_pdf is None:
+            return parsed
+        kept = self.settings.converted_dir.resolve() / f"{parsed.sha256}.pdf"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(parsed.view_pdf, kept)
+        return replace(parsed, view_pdf=kept)
 
     def _enqueue(self, group: list[_Prepared], prepared: _Prepared) -> None:
         """Add a file to the group waiting for vectors; a file with the same content as one already waiting
@@ -375,6 +409,7 @@ class Ingestion:
                 job_id,
                 stored,
                 prepared.name,
+                str(parsed.view_pdf) if parsed.view_pdf else None,
             )
         except DeletedDuringJob:
             self.index.delete_documents([parsed.sha256])
@@ -406,6 +441,12 @@ class _ChunkProgress:
             self._written_at = time.monotonic()
 
 
+def _page_list(numbers: Sequence[int], shown: int = 10) -> str:
+    listed = ", ".join(str(number) for number in numbers[:shown])
+    more = f" en {len(numbers) - shown} meer" if len(numbers) > shown else ""
+    return f"pagina {listed}{more}"
+
+
 def _root_of(path: Path, requested: Sequence[Path]) -> Path | None:
     """The requested folder a file was found in (the deepest one), for folder-name tags."""
     folders = [folder for folder in requested if path.is_relative_to(folder) and path != folder]
@@ -422,12 +463,18 @@ def _content_hash(path: Path, max_bytes: int) -> str | None:
 
 
 def _warnings(parsed: ParsedDocument) -> str | None:
-    """What the admin should know about an indexed file: pages that may be scans (not searchable), blank pages."""
+    """What the admin should know about an indexed file: pages read by OCR, pages without text left unread (and
+    why), blank pages."""
     pages = parsed.text.page_count
     warnings = []
-    if parsed.pages_without_text:
+    if parsed.ocr_pages:
+        warnings.append(f"{parsed.ocr_pages} van {pages} pagina's gescand en met OCR gelezen")
+    by_reason: dict[str, list[int]] = {}
+    for page, reason in sorted(parsed.unread.items()):
+        by_reason.setdefault(reason, []).append(page)
+    for reason, numbers in by_reason.items():
         warnings.append(
-            f"{parsed.pages_without_text} van {pages} pagina's zonder tekst (gescand? niet doorzoekbaar)"
+            f"{len(numbers)} van {pages} pagina's zonder tekst niet gelezen ({_page_list(numbers)}): {reason}"
         )
     if parsed.blank_pages:
         warnings.append(f"{parsed.blank_pages} van {pages} pagina's leeg")

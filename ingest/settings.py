@@ -49,6 +49,19 @@ class IngestSettings(BaseSettings):
     parse_memory_mb: int = Field(
         2048, ge=512, description="Address space of the child process that parses one file (RLIMIT_AS)."
     )
+    converted_dir: Path = Field(
+        Path(".data/uploads/converted"),
+        description="Where the PDFs the viewer shows for converted Word files and OCR'd scans are kept; inside "
+        "UPLOAD_DIR, so that the API may open them.",
+    )
+    ocr_language: str = Field(
+        "nld",
+        pattern=r"^[a-z_]+(\+[a-z_]+)*$",
+        description="Tesseract language(s) for scanned pages, e.g. nld+eng.",
+    )
+    ocr_max_pages: int = Field(
+        100, ge=0, description="Scanned pages OCR reads per file at most (0 = no OCR); the rest stay flagged."
+    )
     parse_attempts: int = Field(
         2,
         ge=1,

@@ -96,6 +96,7 @@ def ingest_settings(database_url: str, tmp_path: Path, model_cache: Path) -> Ing
         _env_file=None,
         database_url=database_url,
         index_dir=tmp_path / "index",
+        converted_dir=tmp_path / "converted",
         embedding_model=ALL_MINILM_L6_V2,
         model_cache=model_cache,
         weaviate_url=None,

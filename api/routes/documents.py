@@ -1,4 +1,5 @@
-"""The indexed documents for any signed-in user: list and search, details, the PDF, one passage."""
+"""The indexed documents for any signed-in user: list and search, details, the PDF shown, the original file, one
+passage."""
 
 from typing import Annotated
 
@@ -8,6 +9,7 @@ from fastapi.responses import FileResponse
 from api.deps import MAX_ROW_ID, CurrentUser, DocumentId, IndexDep, SessionDep, SettingsDep
 from api.schemas import DocumentOut, PassageOut, Text
 from api.services import documents
+from api.services.documents import media_type
 
 router = APIRouter(prefix="/api/documents", tags=["documents"])
 
@@ -31,13 +33,37 @@ def get_document(document_id: DocumentId, _user: CurrentUser, db: SessionDep) ->
 @router.get(
     "/{document_id}/file",
     response_class=FileResponse,
-    responses={200: {"content": {"application/pdf": {}}, "description": "The original PDF."}},
+    responses={
+        200: {
+            "content": {"application/pdf": {}},
+            "description": "The PDF the viewer shows: the file itself, or its conversion (Word, OpenDocument) or "
+            "OCR'd copy (a scan) when `converted`.",
+        }
+    },
 )
 def document_file(
     document_id: DocumentId, _user: CurrentUser, db: SessionDep, settings: SettingsDep
 ) -> FileResponse:
     path, name = documents.document_file(db, document_id, settings.document_folders)
     return FileResponse(path, media_type="application/pdf", filename=name, content_disposition_type="inline")
+
+
+@router.get(
+    "/{document_id}/original",
+    response_class=FileResponse,
+    responses={
+        200: {
+            "description": "The file as it was ingested (a Word or OpenDocument file, a scan), to download."
+        }
+    },
+)
+def original_file(
+    document_id: DocumentId, _user: CurrentUser, db: SessionDep, settings: SettingsDep
+) -> FileResponse:
+    path, name = documents.document_file(db, document_id, settings.document_folders, original=True)
+    return FileResponse(
+        path, media_type=media_type(name), filename=name, content_disposition_type="attachment"
+    )
 
 
 @router.get("/{document_id}/passages/{chunk_index}")

@@ -35,12 +35,14 @@ def job(database_url: str, job_id: int) -> jobs.JobSummary:
 
 def delete(db: Session, database_url: str, index: SearchIndex, upload_dir: Path, document_id: str) -> None:
     """Out of search at once, then out of the table (a job in flight does not bring it back); an uploaded file
-    goes too (others are the hospital's)."""
-    stored = Path(documents.get_document(db, document_id).stored_file)
+    and the viewer's copy go too (others are the hospital's)."""
+    row = documents.get_document(db, document_id)
+    files = [Path(path) for path in (row.stored_file, row.view_path) if path]
     db.rollback()  # the row is read; the delete runs in its own transactions
     delete_document(database_url, index, document_id)
-    if stored.resolve().is_relative_to(upload_dir.resolve()):
-        stored.unlink(missing_ok=True)
+    for path in files:
+        if path.resolve().is_relative_to(upload_dir.resolve()):
+            path.unlink(missing_ok=True)
 
 
 def replaceable_source(db: Session, document_id: str) -> Path:
@@ -60,7 +62,7 @@ def reindex(
     unsearchable until the job has indexed it again.
     """
     source = Path(documents.get_document(db, document_id).source_path)
-    stored, _ = documents.document_file(db, document_id, folders)
+    stored, _ = documents.document_file(db, document_id, folders, original=True)
     db.rollback()
     index.delete_documents([document_id])
     if stored == source:

@@ -45,17 +45,34 @@ def get_document(db: Session, document_id: str) -> Document:
     return row
 
 
-def document_file(db: Session, document_id: str, folders: Sequence[Path] | None) -> tuple[Path, str]:
-    """The PDF the document's chunks came from and the name to offer it under; `folders`: the only folders
-    files may be opened from (None: any)."""
+def document_file(
+    db: Session, document_id: str, folders: Sequence[Path] | None, *, original: bool = False
+) -> tuple[Path, str]:
+    """The PDF the viewer shows (the document's chunks came from its text) and the name to offer it under, or
+    with `original` the file as ingested (a Word file, a scan without OCR); `folders`: the only folders files may
+    be opened from (None: any)."""
     row = get_document(db, document_id)
-    path = Path(row.stored_file)
+    path = Path(row.stored_file if original else row.shown_file)
     if folders is not None and not any(path.resolve().is_relative_to(f.resolve()) for f in folders):
         log.warning("document %s: its file %s lies outside %s", document_id, path, [str(f) for f in folders])
         raise NotFound(FILE_GONE)
     if not path.is_file():
         raise NotFound(FILE_GONE)
-    return path, row.file_name
+    name = row.file_name if original or not row.converted else f"{Path(row.file_name).stem}.pdf"
+    return path, name
+
+
+_MEDIA_TYPES = {
+    ".pdf": "application/pdf",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".doc": "application/msword",
+    ".odt": "application/vnd.oasis.opendocument.text",
+}
+
+
+def media_type(name: str) -> str:
+    """The media type of an original file by its name's suffix (the upload checked the content)."""
+    return _MEDIA_TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
 
 
 def passage(db: Session, index: SearchIndex, document_id: str, chunk_index: int) -> ChunkRecord:

@@ -1,0 +1,86 @@
+"""Real files for the tests that need more than generated one-liners: a scan made by rendering a real PDF's
+pages to images, a Word procedure written with python-docx (a heading, a numbered list, a table), a
+password-protected copy of it (msoffcrypto-tool, as Office encrypts), and a .docx that is a zip bomb."""
+
+import io
+import zipfile
+from pathlib import Path
+
+import msoffcrypto
+import pypdfium2
+from docx import Document
+from PIL import Image
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
+TABLE = [
+    ["Hoe laat is het onderzoek?", "Neem de laatste dosis tussen", "Drink niets meer vanaf"],
+    ["08:45-09:44", "04:45-06:45", "06:45"],
+    ["09:45-10:44", "05:45-07:45", "07:45"],
+]
+STEPS = [
+    "Controleer de identiteit van de patiënt met naam en geboortedatum.",
+    "Desinfecteer de insteekplaats met alcohol 70% en laat drogen.",
+    "Noteer het tijdstip van toediening in het dossier.",
+]
+
+
+def scanned_copy(pdf: Path, out: Path, pages: int | None = None, dpi: int = 200) -> Path:
+    """The PDF's pages (the first `pages`) rendered to images and saved as an image-only PDF: a scan."""
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        count = len(document) if pages is None else min(pages, len(document))
+        images = [document[index].render(scale=dpi / 72).to_pil().convert("L") for index in range(count)]
+    finally:
+        document.close()
+    images[0].save(out, save_all=True, append_images=images[1:], resolution=dpi)
+    return out
+
+
+def image_pages(out: Path, count: int, first: Image.Image | None = None) -> Path:
+    """An image-only PDF of `count` pages: `first` (if given), then blank white images with no text at all."""
+    blank = Image.new("L", (400, 560), 255)
+    pages = [first or blank] + [blank] * (count - 1)
+    pages[0].save(out, save_all=True, append_images=pages[1:], resolution=50)
+    return out
+
+
+def word_procedure(out: Path) -> Path:
+    """A Word procedure: title, a paragraph, a numbered list of steps and a three-column table."""
+    document = Document()
+    document.add_heading("Subcutane injectie bij volwassenen", level=1)
+    document.add_paragraph(
+        "Deze werkinstructie beschrijft hoe een verpleegkundige een subcutane injectie geeft."
+    )
+    document.add_heading("Werkwijze", level=2)
+    for step in STEPS:
+        document.add_paragraph(step, style="List Number")
+    document.add_heading("Tijdschema", level=2)
+    table = document.add_table(rows=len(TABLE), cols=len(TABLE[0]))
+    table.style = "Table Grid"
+    for row, cells in zip(table.rows, TABLE, strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    document.add_paragraph("Bij twijfel overleg je met de apotheker van dienst.")
+    document.save(str(out))
+    return out
+
+
+def encrypted(docx: Path, out: Path, password: str = "geheim") -> Path:
+    """The Word file protected with a password, as Word does it (an OLE container with an encrypted package)."""
+    with docx.open("rb") as plain:
+        office = msoffcrypto.OfficeFile(plain)
+        buffer = io.BytesIO()
+        office.encrypt(password, buffer)  # type: ignore[attr-defined]
+    out.write_bytes(buffer.getvalue())
+    return out
+
+
+def zip_bomb_docx(out: Path, unpacked_mb: int = 64) -> Path:
+    """A .docx whose document.xml unpacks to `unpacked_mb` MB of zeros from a few dozen kB."""
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        with archive.open("word/document.xml", "w", force_zip64=True) as member:
+            block = b"0" * (1 << 20)
+            for _ in range(unpacked_mb):
+                member.write(block)
+    return out
