@@ -54,7 +54,7 @@ def ocr_pages(
     pdf: Path, pages: list[int], *, scratch: Path, language: str, max_pages: int, budget_seconds: float
 ) -> OcrResult:
     """OCR `pages` (1-based) of `pdf` into a copy in `scratch`, at most `max_pages` of them, within the budget."""
-    reason = missing(language)
+    reason = missing(language) if max_pages > 0 else "OCR staat uit (OCR_MAX_PAGES=0)"
     if reason is not None:
         return OcrResult(None, unread=dict.fromkeys(pages, reason))
     unread = dict.fromkeys(pages[max_pages:], f"meer dan {max_pages} pagina's om te OCR'en (OCR_MAX_PAGES)")

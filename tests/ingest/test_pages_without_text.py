@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from ingest.models import FileStatus
+from ingest.ocr import missing
 from ingest.pdf_reader import UnusableFile, open_pdf
 from ingest.pipeline import parse_pdf
 from ingest.runner import Ingestion
@@ -36,8 +37,12 @@ def test_the_job_reports_blank_pages_as_blank(ingestion: Ingestion, tmp_path: Pa
     scan = text_pdf(tmp_path / "met-scan.pdf", [KOORTS[0], [], KOORTS[2]], pictures={2})
 
     summary = ingestion.ingest([blank, scan])
+    unreadable = missing("nld") or "OCR vond geen leesbare tekst"  # the picture holds no text
 
     assert {Path(file.path).name: (file.status, file.message) for file in summary.files} == {
         blank.name: (FileStatus.indexed, "1 van 3 pagina's leeg"),
-        scan.name: (FileStatus.indexed, "1 van 3 pagina's zonder tekst (gescand? niet doorzoekbaar)"),
+        scan.name: (
+            FileStatus.indexed,
+            f"1 van 3 pagina's zonder tekst niet gelezen (pagina 2): {unreadable}",
+        ),
     }
