@@ -16,8 +16,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines
+from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines, keeps_hyphen
 from ingest.reading_order import in_reading_order
+from ingest.vocabulary import Vocabulary
 
 EDGE_LINES = 2
 MIN_REPEATS = 3
@@ -64,11 +65,12 @@ def assemble(pages: Iterable[list[str]]) -> DocumentText:
     """Cleaned lines per page → one text with page offsets, without running headers, footers, page numbers."""
     all_pages = list(pages)
     repeated = _running_lines(all_pages)
+    vocabulary = Vocabulary(line for lines in all_pages for line in lines)
     text = ""
     starts: list[int] = []
     for number, lines in enumerate(all_pages, start=1):
-        page = join_lines(_without_running_lines(lines, repeated, number, len(all_pages)))
-        text, start = _append_page(text, page)
+        page = join_lines(_without_running_lines(lines, repeated, number, len(all_pages)), vocabulary)
+        text, start = _append_page(text, page, vocabulary)
         starts.append(start)
     return DocumentText(text=text, page_starts=tuple(starts))
 
@@ -78,13 +80,15 @@ def single_page(text: str) -> DocumentText:
     return assemble([[clean_line(line) for line in text.split("\n")]])
 
 
-def _append_page(text: str, page: str) -> tuple[str, int]:
+def _append_page(text: str, page: str, vocabulary: Vocabulary) -> tuple[str, int]:
     """Join a page onto the text so far; return the new text and where the page starts in it."""
     if not page:
         return text, len(text)
     if not text:
         return page, 0
     if continues_word(text, page):
+        if keeps_hyphen(text, page, vocabulary):
+            return text + page, len(text)
         return text[:-1] + page, len(text) - 1
     separator = " " if is_soft_break(text, page) else "\n\n"
     return text + separator + page, len(text) + len(separator)

@@ -27,7 +27,7 @@ from ingest.pipeline import read_pdf
 
 SECTION = "## Broken words in the cleaned text of real PDFs"
 WORD_LIST = Path("/usr/share/dict/dutch")
-_WORD = re.compile(r"[^\W\d_]{2,}")
+_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ɏ]{2,}")
 CONTEXT = 30
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines, normalise_characters
+from ingest.vocabulary import dutch_words
 
 
 def test_ligatures_and_compatibility_forms_become_plain_letters() -> None:
@@ -66,3 +67,43 @@ def test_a_soft_break_needs_a_lowercase_continuation() -> None:
     assert is_soft_break("bij patiënten met", "ernstige pijn")
     assert not is_soft_break("bij patiënten met", "Ernstige pijn")
     assert not is_soft_break("Einde van de zin.", "volgende")
+
+
+needs_word_list = pytest.mark.skipif(
+    not dutch_words(), reason="the Dutch word list (Debian wdutch) is not installed"
+)
+
+
+@needs_word_list
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["ook wel micro-", "organismen genoemd"], "ook wel micro-organismen genoemd"),
+        (["bij de meeste MS-", "patiënten nu en dan"], "bij de meeste MS-patiënten nu en dan"),
+        (["na een auto-", "ongeluk"], "na een auto-ongeluk"),
+        (["De behan-", "deling van koorts."], "De behandeling van koorts."),
+        (["de ziekenhuis-", "opname duurt"], "de ziekenhuisopname duurt"),
+    ],
+)
+def test_a_line_end_hyphen_stays_only_where_the_word_is_written_with_it(
+    lines: list[str], expected: str
+) -> None:
+    assert join_lines(lines) == expected
+
+
+@needs_word_list
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [  # the letter-spaced title page of a real Sciensano report, as pypdf extracts it
+        (
+            "IN FE C TIE Z IE K TE N M E NS - VIR AL E Z IE K T E NE P I DE M I O L O GIE V AN I NFE C T IE Z IE K T E N",
+            "INFECTIEZIEKTEN MENS - VIRALE ZIEKTEN EPIDEMIOLOGIE VAN INFECTIEZIEKTEN",
+        ),
+        ("S U R V E I L L A N C E V A N", "SURVEILLANCE VAN"),
+        ("G R I E P I N F E C T I E S I N S EI Z O E N", "GRIEPINFECTIES IN SEIZOEN"),
+        ("zie de bijlagen A B C D", "zie de bijlagen A B C D"),
+        ("Stap a b c d van het plan", "Stap a b c d van het plan"),
+    ],
+)
+def test_letter_spaced_headers_read_as_words_and_letter_lists_stay(line: str, expected: str) -> None:
+    assert clean_line(line) == expected
