@@ -87,12 +87,21 @@ def join_lines(lines: Iterable[str], vocabulary: Vocabulary | None = None) -> st
     vocabulary = vocabulary or Vocabulary()
     paragraphs: list[str] = []
     current = ""
+    after_row = False
     for line in lines:
         if line:
-            current = join_two(current, line, vocabulary) if current else line
+            row = type(line) is not str  # a table row (`document_text.RowLine`) stands on its own line
+            if not current:
+                current = line
+            elif row or after_row:
+                current = f"{current}\n{line}"
+            else:
+                current = join_two(current, line, vocabulary)
+            after_row = row
         elif current:
             paragraphs.append(current)
             current = ""
+            after_row = False
     if current:
         paragraphs.append(current)
     return "\n\n".join(paragraphs)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines, keeps_hyphen
 from ingest.reading_order import in_reading_order
+from ingest.tables import CELL_SEPARATOR, Block
 from ingest.vocabulary import Vocabulary
 
 EDGE_LINES = 2
@@ -28,12 +29,19 @@ _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER = re.compile(r"^[-–\s]*(?:(?:pagina|page|blz\.?|p\.)\s*)?#(?:\s*(?:van|of|/)\s*#)?[-–\s]*$")
 
 
+class RowLine(str):
+    """A table row as one line (cells in reading order, `CELL_SEPARATOR` between them): never joined with the
+    lines around it."""
+
+
 @dataclass(frozen=True)
 class DocumentText:
-    """Cleaned text of a whole document; `page_starts` has one offset per page (1-based pages)."""
+    """Cleaned text of a whole document; `page_starts` has one offset per page (1-based pages); `table_rows`:
+    where each table row is in `text` (start, end), a unit that chunks and quotes do not cut."""
 
     text: str
     page_starts: tuple[int, ...]
+    table_rows: tuple[tuple[int, int], ...] = ()
 
     @property
     def page_count(self) -> int:
@@ -61,6 +69,24 @@ def clean_page_lines(raw_page: str) -> list[str]:
     return [clean_line(line) for line in in_reading_order(raw_page.split("\n"))]
 
 
+def clean_page_blocks(blocks: Iterable[Block]) -> list[str]:
+    """A page's text blocks and table rows as cleaned lines; a table is a paragraph of `RowLine`s."""
+    lines: list[str] = []
+    for block in blocks:
+        if isinstance(block, str):
+            lines += clean_page_lines(block)
+            continue
+        row = CELL_SEPARATOR.join(filter(None, (_cell_text(cell) for cell in block.cells)))
+        if row:
+            lines += ([""] if not lines or not isinstance(lines[-1], RowLine) else []) + [RowLine(row)]
+    return lines
+
+
+def _cell_text(lines: Sequence[str]) -> str:
+    """A cell's lines as one line: wrapped words rejoined as in running text, line breaks read as spaces."""
+    return " ".join(join_lines([clean_line(line) for line in lines]).split())
+
+
 def assemble(pages: Iterable[list[str]]) -> DocumentText:
     """Cleaned lines per page → one text with page offsets, without running headers, footers, page numbers."""
     all_pages = list(pages)
@@ -68,11 +94,30 @@ def assemble(pages: Iterable[list[str]]) -> DocumentText:
     vocabulary = Vocabulary(line for lines in all_pages for line in lines)
     text = ""
     starts: list[int] = []
+    rows: list[str] = []
     for number, lines in enumerate(all_pages, start=1):
-        page = join_lines(_without_running_lines(lines, repeated, number, len(all_pages)), vocabulary)
-        text, start = _append_page(text, page, vocabulary)
+        kept = _without_running_lines(lines, repeated, number, len(all_pages))
+        rows += [line for line in kept if isinstance(line, RowLine)]
+        page = join_lines(kept, vocabulary)
+        text, start = _append_page(text, page, vocabulary, starts_with_row=_first_is_row(kept))
         starts.append(start)
-    return DocumentText(text=text, page_starts=tuple(starts))
+    return DocumentText(text=text, page_starts=tuple(starts), table_rows=_row_spans(text, rows))
+
+
+def _first_is_row(lines: Sequence[str]) -> bool:
+    return isinstance(next((line for line in lines if line), None), RowLine)
+
+
+def _row_spans(text: str, rows: Sequence[str]) -> tuple[tuple[int, int], ...]:
+    """Where each row is in the text: found in order, each after the one before (rows are whole lines)."""
+    spans = []
+    position = 0
+    for row in rows:
+        start = text.find(row, position)
+        if start >= 0:
+            spans.append((start, start + len(row)))
+            position = start + len(row)
+    return tuple(spans)
 
 
 def single_page(text: str) -> DocumentText:
@@ -80,12 +125,16 @@ def single_page(text: str) -> DocumentText:
     return assemble([[clean_line(line) for line in text.split("\n")]])
 
 
-def _append_page(text: str, page: str, vocabulary: Vocabulary) -> tuple[str, int]:
+def _append_page(
+    text: str, page: str, vocabulary: Vocabulary, *, starts_with_row: bool = False
+) -> tuple[str, int]:
     """Join a page onto the text so far; return the new text and where the page starts in it."""
     if not page:
         return text, len(text)
     if not text:
         return page, 0
+    if starts_with_row:
+        return text + "\n\n" + page, len(text) + 2
     if continues_word(text, page):
         if keeps_hyphen(text, page, vocabulary):
             return text + page, len(text)

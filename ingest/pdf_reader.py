@@ -23,6 +23,7 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, P
 
 from ingest.hidden_text import remove_hidden_text
 from ingest.split_words import rejoin_split_words
+from ingest.tables import Block, pages_with_tables, read_with_tables
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ _HEADER_WINDOW = 1024
 _TRAILER_WINDOW = 2048
 HEADING_SCALE = 1.2
 HEADING_TOLERANCE = 0.5
+MIN_HEADING_LETTERS = 3
 _PAGE_ERRORS = (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, ZeroDivisionError)
 
 
@@ -150,6 +152,27 @@ def page_texts(pdf: PdfFile, ocr_layers: Collection[int] = frozenset()) -> Itera
             raise UnusableFile(f"beschadigde pagina {number}: {error}") from error
 
 
+def page_blocks(pdf: PdfFile, ocr_layers: Collection[int] = frozenset()) -> Iterator[list[Block]]:
+    """Each page as `page_texts` reads it, but a page with a table as its text around the table's rows
+    (`tables.py`)."""
+    with_tables = pages_with_tables(pdf.handle) if pdf.page_count else set()
+    for number, page in enumerate(pdf.reader.pages, start=1):
+        try:
+            if number not in ocr_layers:
+                remove_hidden_text(page)
+            if number in with_tables:
+                yield [_rejoined(block, page) for block in read_with_tables(page)]
+            else:
+                yield [_layout_text(page, number)]
+        except _PAGE_ERRORS as error:
+            raise UnusableFile(f"beschadigde pagina {number}: {error}") from error
+
+
+def _rejoined(block: Block, page: PageObject) -> Block:
+    """Layout text around tables with its split words joined, as `_layout_text` does."""
+    return rejoin_split_words(block, page.extract_text())[0] if isinstance(block, str) else block
+
+
 def shows_images(pdf: PdfFile, number: int) -> bool:
     """Whether page `number` (1-based) draws an image: a page without text that does may be a scan, one that
     does not is blank. Only the images' names are listed, none is decoded."""
@@ -184,17 +207,34 @@ def main_heading(pdf: PdfFile, page_text: str) -> str | None:
 
 
 def _largest(runs: list[tuple[float, str]]) -> str | None:
-    """The runs of the largest size, when that size is clearly above the size most characters are set in."""
+    """The runs of the largest size that has words (a drop capital's size takes the next one's runs too), when
+    that size is clearly above the size most characters are set in."""
     if not runs:
         return None
     characters: Counter[float] = Counter()
     for size, text in runs:
         characters[round(size, 1)] += len(text.strip())
     body = characters.most_common(1)[0][0]
-    largest = max(size for size, _ in runs)
-    if largest < body * HEADING_SCALE:
-        return None
-    return " ".join(" ".join(text.split()) for size, text in runs if size >= largest - HEADING_TOLERANCE)
+    sizes = sorted(
+        {size for size, text in runs if any(character.isalpha() for character in text)}, reverse=True
+    )
+    for largest in sizes:
+        if largest < body * HEADING_SCALE:
+            return None
+        heading = _trimmed([text for size, text in runs if size >= largest - HEADING_TOLERANCE])
+        if sum(_letters(text) for text in heading) >= MIN_HEADING_LETTERS:
+            return " ".join(" ".join(text.split()) for text in heading)
+    return None
+
+
+def _trimmed(texts: list[str]) -> list[str]:
+    """Without the runs before the first and after the last that hold no letter or digit (a big dash)."""
+    worded = [index for index, text in enumerate(texts) if any(character.isalnum() for character in text)]
+    return texts[worded[0] : worded[-1] + 1] if worded else []
+
+
+def _letters(text: str) -> int:
+    return sum(character.isalpha() for character in text)
 
 
 def _layout_text(page: PageObject, number: int) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ingest.chunking import indexed_text, split_into_chunks
 from ingest.conversion import convert_to_pdf
-from ingest.document_text import DocumentText, assemble, clean_page_lines
+from ingest.document_text import DocumentText, assemble, clean_page_blocks
 from ingest.formats import ACCEPTED, Kind, kind_of
 from ingest.metadata import DocumentTags
 from ingest.ocr import OcrResult, ocr_pages
@@ -24,7 +24,7 @@ from ingest.pdf_reader import (
     file_sha256,
     main_heading,
     open_pdf,
-    page_texts,
+    page_blocks,
     shows_images,
 )
 from ingest.search.types import ChunkRecord
@@ -89,9 +89,11 @@ def _read_pages(pdf: PdfFile, ocr_layers: Collection[int] = frozenset()) -> _Pag
     lines: list[list[str]] = []
     first_page = ""
     empty: list[int] = []
-    for number, raw in enumerate(page_texts(pdf, ocr_layers), start=1):
-        first_page = raw if number == 1 else first_page
-        lines.append(clean_page_lines(raw))
+    for number, blocks in enumerate(page_blocks(pdf, ocr_layers), start=1):
+        first_page = (
+            "\n".join(block for block in blocks if isinstance(block, str)) if number == 1 else first_page
+        )
+        lines.append(clean_page_blocks(blocks))
         if not any(lines[-1]):
             empty.append(number)
     return _Pages(lines, first_page, empty)

@@ -18,8 +18,12 @@ from pathlib import Path
 from ingest.cleaning import clean_line
 
 MAX_TITLE_LENGTH = 200
+MIN_TEXT_FOR_LANGUAGE = 1000
 _OFFICE_PREFIX = re.compile(r"^(?:microsoft\s+(?:word|powerpoint|excel)\s*-\s*)", re.IGNORECASE)
 _FILE_EXTENSION = re.compile(r"\.(?:docx?|pdf|pptx?|xlsx?|odt|rtf|txt)$", re.IGNORECASE)
+_SPACED_DIGITS = re.compile(r"(?<!\S)\d(?: \d){3,}(?!\S)")
+_SPLIT_YEAR = re.compile(r"\b((?:19|20)\d) (\d)\b")
+_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
 _PLACEHOLDERS = frozenset({"untitled", "titel", "title", "document", "naamloos", "presentatie", "no title"})
 _SEPARATORS = re.compile(r"[_\s]+|(?<=[^\W\d_])-(?=[^\W\d_])")
 _MAKERS_STAMP = re.compile(
@@ -38,7 +42,9 @@ def document_title(
 ) -> str:
     """The first usable of: the main `heading` when it says more than the metadata title, a specific metadata
     title, the main heading, an Office export's file name, the first heading-like line, the file name; none that is one of the `shared` titles (see `shared_titles`)."""
-    main = _usable(clean_line(heading or ""))
+    main = _usable(_digits_joined(clean_line(heading or "")))
+    if metadata_title and not _in_the_text(metadata_title, text):
+        metadata_title = None  # a template's or another language's title ("M4 Treating MS NL PRINT")
     candidates = (
         main if _says_more(main, metadata_title) else None,
         _specific(metadata_title, path),
@@ -78,6 +84,11 @@ def _key(title: str) -> str:
     return " ".join(title.split()).casefold()
 
 
+def _digits_joined(title: str) -> str:
+    """A title's letter-spaced number ("2 0 1 7") or split year ("202 5") written whole."""
+    return _SPLIT_YEAR.sub(r"\1\2", _SPACED_DIGITS.sub(lambda match: match.group(0).replace(" ", ""), title))
+
+
 def _says_more(heading: str | None, metadata_title: str | None) -> bool:
     """Whether the heading names the same kind of document as the metadata title (same first word) in more
     words: "Formulier voor (her)indicatie client" over "Formulier CIZ"."""
@@ -114,11 +125,27 @@ def _usable(candidate: str) -> str | None:
 
 
 def _first_heading(text: str) -> str | None:
-    """The first short line with some words in it; long lines are body text, not headings."""
-    for line in text.split("\n"):
+    """The first short line with some words in it (long lines are body text, not headings), with the line after
+    it when it ends in a colon ("MODULE 4:" / "Behandeling van MS")."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    for index, line in enumerate(lines):
         if _looks_like_a_title(line) and len(line) <= 150:
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            if line.endswith(":") and _looks_like_a_title(following) and len(line + following) <= 150:
+                return f"{line} {following}"
             return line
     return None
+
+
+def _in_the_text(title: str, text: str) -> bool:
+    """Whether at least half the title's words (three letters or more) occur in the document's text (of some
+    length: a short text may not repeat its title): a title in another language than the document, or a
+    template's, does not name it."""
+    words = [word.casefold() for word in _TITLE_WORD.findall(clean_line(_OFFICE_PREFIX.sub("", title)))]
+    if not words or len(text) < MIN_TEXT_FOR_LANGUAGE:
+        return True
+    found = set(_TITLE_WORD.findall(text.casefold()))
+    return sum(word in found for word in words) * 2 >= len(words)
 
 
 def _from_file_name(path: Path) -> str | None:

@@ -1,0 +1,106 @@
+"""Tables read row by row: each row one line, its cells in reading order, joined by `CELL_SEPARATOR`.
+
+Layout-mode text runs a table's columns into each other: a cell of three lines comes out as three fragments on
+three lines beside fragments of the other cells ("Hoe laat heeft u uw  Neem de 4e dosis" / "onderzoek?
+Pleinvue/Eziclen in tussen"). pdfplumber's table finder (ruling lines and rectangles) gives the cells instead.
+A page with a table (two rows and two columns at least; a single column is a text frame, not a table) is read
+with pdfplumber: the text above, between and below its tables in layout mode, each table as rows. The page is
+read after its hidden text was removed (`hidden_text.py`): the cleaned page is written to a one-page PDF first.
+Finding tables costs a pdfminer pass over every page, so the pages that may hold one are found first, on the
+file as it is, and only those are read again.
+"""
+
+import io
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO, cast
+
+import pdfplumber
+from pdfplumber.page import Page
+from pdfplumber.table import Table
+from pypdf import PageObject, PdfWriter
+
+CELL_SEPARATOR = " | "
+"""Between a row's cells: visible in a quote and a prompt, and only punctuation to the viewer's highlight."""
+MIN_ROWS = 2
+MIN_COLUMNS = 2
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One row of a table: its non-empty cells in reading order, each cell's lines as extracted."""
+
+    cells: tuple[tuple[str, ...], ...]
+
+
+Block = str | TableRow
+"""A page's content in reading order: layout-mode text, or a table row."""
+
+
+def pages_with_tables(handle: BinaryIO) -> set[int]:
+    """The pages (1-based) of the file that hold a table."""
+    found = set()
+    handle.seek(0)
+    with pdfplumber.open(cast(io.BufferedReader, handle)) as document:
+        for number, page in enumerate(document.pages, start=1):
+            if _tables(page):
+                found.add(number)
+            page.close()
+    handle.seek(0)
+    return found
+
+
+def read_with_tables(page: PageObject) -> list[Block]:
+    """The page (its hidden text already removed) as layout text around its tables' rows, top to bottom."""
+    writer = PdfWriter()
+    writer.add_page(page)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    buffer.seek(0)
+    with pdfplumber.open(buffer) as document:
+        return list(_blocks(document.pages[0]))
+
+
+def _tables(page: Page) -> list[Table]:
+    return [
+        table
+        for table in page.find_tables()
+        if len(table.rows) >= MIN_ROWS and len(table.columns) >= MIN_COLUMNS
+    ]
+
+
+def _blocks(page: Page) -> Iterator[Block]:
+    tables = sorted(_tables(page), key=lambda table: table.bbox[1])
+    top = 0.0
+    for table in tables:
+        yield _text_between(page, top, table.bbox[1], tables)
+        yield from _rows(table)
+        top = max(top, table.bbox[3])
+    yield _text_between(page, top, float(page.height), tables)
+
+
+def _text_between(page: Page, top: float, bottom: float, tables: Sequence[Table]) -> str:
+    """The layout text of the band from `top` to `bottom` outside every table."""
+    if bottom <= top:
+        return ""
+
+    def outside_tables(item: dict[str, object]) -> bool:
+        x0, x1 = float(item.get("x0", 0)), float(item.get("x1", 0))  # type: ignore[arg-type]
+        y0, y1 = float(item.get("top", 0)), float(item.get("bottom", 0))  # type: ignore[arg-type]
+        inside = any(
+            x0 >= t.bbox[0] - 1 and x1 <= t.bbox[2] + 1 and y0 >= t.bbox[1] - 1 and y1 <= t.bbox[3] + 1
+            for t in tables
+        )
+        return top - 1 <= y0 and y1 <= bottom + 1 and not inside
+
+    band = page.filter(outside_tables)
+    return str(band.extract_text(layout=True) or "")
+
+
+def _rows(table: Table) -> Iterator[TableRow]:
+    for row in table.extract():
+        cells = tuple(
+            tuple(line for line in cell.split("\n") if line.strip()) for cell in row if cell and cell.strip()
+        )
+        if cells:
+            yield TableRow(cells)
