@@ -1,7 +1,8 @@
 """A document's cleaned text with a map from character offsets back to pages.
 
 Pages are cleaned one by one as they stream in; running headers and footers can only be recognised across
-pages, so they are removed once all pages are in. A running line is one of the first or last few lines of a page
+pages, so they are removed once all pages are in (and so are table-of-contents and index lines,
+`contents_pages.py`). A running line is one of the first or last few lines of a page
 that is also among them on at least half the pages (and at least 3), the same but for one number that runs with
 the page number, however the printed numbering is offset: "CIZ | Beleidsregels indicatiestelling Wlz 2025 19" on
 the PDF's page 3, "… 2025 20" on page 4. Numbered headings ("Artikel 7" atop page 3, "Artikel 9" atop page 4) do
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines, keeps_hyphen
+from ingest.contents_pages import without_contents
 from ingest.reading_order import in_reading_order
 from ingest.tables import CELL_SEPARATOR, Block
 from ingest.vocabulary import Vocabulary
@@ -31,7 +33,15 @@ _PAGE_NUMBER = re.compile(r"^[-–\s]*(?:(?:pagina|page|blz\.?|p\.)\s*)?#(?:\s*(
 
 class RowLine(str):
     """A table row as one line (cells in reading order, `CELL_SEPARATOR` between them): never joined with the
-    lines around it."""
+    lines around it. `columns` keeps every cell, empty ones too, to continue a row a page break cut."""
+
+    columns: tuple[str, ...]
+
+    @classmethod
+    def of(cls, columns: Sequence[str]) -> "RowLine":
+        row = cls(CELL_SEPARATOR.join(column for column in columns if column))
+        row.columns = tuple(columns)
+        return row
 
 
 @dataclass(frozen=True)
@@ -76,9 +86,9 @@ def clean_page_blocks(blocks: Iterable[Block]) -> list[str]:
         if isinstance(block, str):
             lines += clean_page_lines(block)
             continue
-        row = CELL_SEPARATOR.join(filter(None, (_cell_text(cell) for cell in block.cells)))
+        row = RowLine.of([_cell_text(cell) for cell in block.cells])
         if row:
-            lines += ([""] if not lines or not isinstance(lines[-1], RowLine) else []) + [RowLine(row)]
+            lines += ([""] if not lines or not isinstance(lines[-1], RowLine) else []) + [row]
     return lines
 
 
@@ -89,19 +99,44 @@ def _cell_text(lines: Sequence[str]) -> str:
 
 def assemble(pages: Iterable[list[str]]) -> DocumentText:
     """Cleaned lines per page → one text with page offsets, without running headers, footers, page numbers."""
-    all_pages = list(pages)
+    all_pages = _rows_continued(list(pages))
     repeated = _running_lines(all_pages)
     vocabulary = Vocabulary(line for lines in all_pages for line in lines)
     text = ""
     starts: list[int] = []
     rows: list[str] = []
     for number, lines in enumerate(all_pages, start=1):
-        kept = _without_running_lines(lines, repeated, number, len(all_pages))
+        kept = without_contents(
+            _without_running_lines(lines, repeated, number, len(all_pages)), len(all_pages)
+        )
         rows += [line for line in kept if isinstance(line, RowLine)]
         page = join_lines(kept, vocabulary)
         text, start = _append_page(text, page, vocabulary, starts_with_row=_first_is_row(kept))
         starts.append(start)
     return DocumentText(text=text, page_starts=tuple(starts), table_rows=_row_spans(text, rows))
+
+
+def _rows_continued(pages: list[list[str]]) -> list[list[str]]:
+    """A table row that a page break cut (the next page starts with a row whose first cell is empty, of as many
+    columns) is one row again, on the page where it started."""
+    for number in range(1, len(pages)):
+        before = [index for index, line in enumerate(pages[number - 1]) if line]
+        after = [index for index, line in enumerate(pages[number]) if line]
+        if not before or not after:
+            continue
+        last, first = pages[number - 1][before[-1]], pages[number][after[0]]
+        if (
+            isinstance(last, RowLine)
+            and isinstance(first, RowLine)
+            and len(first.columns) == len(last.columns)
+            and not first.columns[0]
+        ):
+            merged = [
+                f"{top} {bottom}".strip() for top, bottom in zip(last.columns, first.columns, strict=True)
+            ]
+            pages[number - 1][before[-1]] = RowLine.of(merged)
+            del pages[number][after[0]]
+    return pages
 
 
 def _first_is_row(lines: Sequence[str]) -> bool:

@@ -11,6 +11,7 @@ file as it is, and only those are read again.
 """
 
 import io
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, cast
@@ -24,11 +25,13 @@ CELL_SEPARATOR = " | "
 """Between a row's cells: visible in a quote and a prompt, and only punctuation to the viewer's highlight."""
 MIN_ROWS = 2
 MIN_COLUMNS = 2
+_UNKNOWN_GLYPH = re.compile(r"\(cid:\d+\)")
 
 
 @dataclass(frozen=True)
 class TableRow:
-    """One row of a table: its non-empty cells in reading order, each cell's lines as extracted."""
+    """One row of a table: its cells in reading order (an empty cell has no lines), each cell's lines as
+    extracted."""
 
     cells: tuple[tuple[str, ...], ...]
 
@@ -98,9 +101,19 @@ def _text_between(page: Page, top: float, bottom: float, tables: Sequence[Table]
 
 
 def _rows(table: Table) -> Iterator[TableRow]:
+    """The table's rows; a row whose first cell is part of the one above (a cell spanning rows) continues that
+    row, column by column, leaving out what that row already says."""
+    merged: list[list[str]] = []
     for row in table.extract():
-        cells = tuple(
-            tuple(line for line in cell.split("\n") if line.strip()) for cell in row if cell and cell.strip()
-        )
-        if cells:
-            yield TableRow(cells)
+        cells = [_UNKNOWN_GLYPH.sub("", cell or "") for cell in row]
+        if merged and row and row[0] is None:
+            said = "\n".join(merged[-1])
+            for column, cell in enumerate(cells):
+                if cell.strip() and " ".join(cell.split()) not in " ".join(said.split()):
+                    merged[-1][column] = f"{merged[-1][column]}\n{cell}".strip()
+        else:
+            merged.append(cells)
+    for cells in merged:
+        kept = tuple(tuple(line for line in cell.split("\n") if line.strip()) for cell in cells)
+        if any(kept):
+            yield TableRow(kept)

@@ -9,6 +9,8 @@ from pathlib import Path
 import msoffcrypto
 import pypdfium2
 from docx import Document
+from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
+from docx.oxml.ns import qn
 from PIL import Image
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
@@ -83,4 +85,39 @@ def zip_bomb_docx(out: Path, unpacked_mb: int = 64) -> Path:
             block = b"0" * (1 << 20)
             for _ in range(unpacked_mb):
                 member.write(block)
+    return out
+
+
+def two_column_word_file(out: Path, left: list[str], right: list[str]) -> Path:
+    """A Word file laid out in two justified columns (a column break between them), as newsletters and
+    guidelines are: LibreOffice turns it into a real two-column PDF."""
+    document = Document()
+    columns = document.sections[0]._sectPr.makeelement(qn("w:cols"), {qn("w:num"): "2", qn("w:space"): "720"})
+    document.sections[0]._sectPr.append(columns)
+    for index, text in enumerate([*left, *right]):
+        paragraph = document.add_paragraph(text)
+        paragraph.alignment = WD_ALIGN_PARAGRAPH.JUSTIFY
+        if index == len(left) - 1:
+            paragraph.add_run().add_break(WD_BREAK.COLUMN)
+    document.save(str(out))
+    return out
+
+
+def contents_and_table_word_file(out: Path, chapters: list[tuple[str, str]], table: list[list[str]]) -> Path:
+    """A Word report: a contents page (chapter titles, dotted leaders, page numbers), then the chapters, the
+    last one with a ruled table."""
+    document = Document()
+    document.add_heading("Inhoudsopgave", level=1)
+    for number, (title, _) in enumerate(chapters, start=2):
+        document.add_paragraph(f"{title} {'.' * 60} {number}")
+    for title, body in chapters:
+        document.add_page_break()
+        document.add_heading(title, level=1)
+        document.add_paragraph(body)
+    grid = document.add_table(rows=len(table), cols=len(table[0]))
+    grid.style = "Table Grid"
+    for row, cells in zip(grid.rows, table, strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    document.save(str(out))
     return out
