@@ -17,6 +17,12 @@ WORKDIR /srv/vraagbaak
 COPY constraints.txt pyproject.toml README.md ./
 
 FROM base AS app
+# Ingestion's tools (in the api image too: embedded jobs run there when RUN_INGESTION_JOBS is on): OCRmyPDF and
+# Tesseract's Dutch model for scanned PDFs, LibreOffice Writer without a GUI for Word and OpenDocument files, the
+# Dutch word list for text cleaning.
+RUN apt-get update -q \
+    && apt-get install -y -q --no-install-recommends ocrmypdf tesseract-ocr-nld libreoffice-writer-nogui wdutch \
+    && rm -rf /var/lib/apt/lists/*
 # The CPU index's 2.13.0+cpu outranks PyPI's CUDA 2.13.0; torch's dependencies come from PyPI at the pinned versions.
 RUN pip install -c constraints.txt torch==2.13.0 \
         --index-url https://download.pytorch.org/whl/cpu --extra-index-url https://pypi.org/simple
@@ -24,8 +30,8 @@ COPY api ./api
 COPY ingest ./ingest
 COPY speculative ./speculative
 RUN pip install -c constraints.txt . \
-    && mkdir -p /srv/vraagbaak/uploads /srv/vraagbaak/reports /models \
-    && chown vraagbaak:vraagbaak /srv/vraagbaak/uploads /srv/vraagbaak/reports /models
+    && mkdir -p /srv/vraagbaak/uploads/converted /srv/vraagbaak/reports /models \
+    && chown -R vraagbaak:vraagbaak /srv/vraagbaak/uploads /srv/vraagbaak/reports /models
 USER vraagbaak
 EXPOSE 8000
 

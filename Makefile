@@ -56,12 +56,19 @@ $(VENV)/.installed: pyproject.toml constraints.txt requirements-models.txt
 models: venv
 	$(BIN)/python -m speculative.models provision --cache $(MODEL_CACHE)
 
-# Debian packages the tests run for real: nginx (the production proxy config, in front of the API).
-# Without root or apt the nginx tests skip and say why.
+# Debian packages the tests run for real: nginx (the production proxy config, in front of the API); OCRmyPDF with
+# Tesseract's Dutch model (scanned PDFs), LibreOffice Writer (Word and OpenDocument files), the Dutch word list
+# (text cleaning), as the ingest image has them. Without root or apt the tests that need one skip and say why.
+INGEST_PACKAGES := ocrmypdf tesseract-ocr-nld libreoffice-writer-nogui wdutch
 system-packages:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
 		(apt-get install -y -q nginx-light || (apt-get update -q && apt-get install -y -q nginx-light)) || \
 		echo "warning: could not install nginx-light; the nginx tests will skip"
+	@(command -v ocrmypdf && command -v soffice && test -f /usr/share/dict/dutch && \
+		test -f /usr/share/tesseract-ocr/5/tessdata/nld.traineddata) >/dev/null || \
+		(apt-get install -y -q --no-install-recommends $(INGEST_PACKAGES) || \
+			(apt-get update -q && apt-get install -y -q --no-install-recommends $(INGEST_PACKAGES))) || \
+		echo "warning: could not install $(INGEST_PACKAGES); the OCR, Word and word-list tests will skip"
 
 ## On a CUDA machine: lossless tests, the worker and tree-row step times on the GPU, a report in out/gpu_check.md
 ## (without CUDA: the CPU dry run).

@@ -1,6 +1,6 @@
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import type { Job } from "../api/types";
-import { AdminPage } from "./AdminPage";
+import { AdminPage, DROP_LABEL } from "./AdminPage";
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
@@ -8,10 +8,11 @@ function job(change: Partial<Job>): Job {
   return { id: 3, status: "running", created_at: "2026-11-25T21:40:00Z", finished_at: null, progress: 0.5, counts: {}, files: [], ...change } as Job;
 }
 
-function serveApi(jobs: Job[], upload: () => Response = () => json({ job: jobs[0] }, 201)) {
+function serveApi(jobs: Job[], upload: () => Response = () => json({ job: jobs[0] }, 201), documents: unknown[] = []) {
   const fetch = vi.fn(async (url: string, init: RequestInit = {}) => {
     if (url === "/api/admin/jobs") return json(jobs);
-    if (url === "/api/documents") return json([]);
+    if (url === "/api/documents") return json(documents);
+    if (url.endsWith("/version") && init.method === "POST") return upload();
     if (url === "/api/admin/uploads" && init.method === "POST") return upload();
     return json({ detail: "Niet gevonden." }, 404);
   });
@@ -75,18 +76,51 @@ describe("AdminPage", () => {
   it("opens the file picker from a Dutch button; the browser's own input is out of the tab order", async () => {
     serveApi([]);
     render(<AdminPage />);
-    const input = screen.getByLabelText("Sleep PDF-bestanden hierheen of kies ze") as HTMLInputElement;
+    const input = screen.getByLabelText(DROP_LABEL) as HTMLInputElement;
     const click = vi.spyOn(input, "click");
     fireEvent.click(screen.getByRole("button", { name: "Bestanden kiezen" }));
     expect(click).toHaveBeenCalledOnce();
     expect(input.tabIndex).toBe(-1);
   });
 
+  it("says which kinds of file it takes and offers them in the picker", async () => {
+    serveApi([]);
+    render(<AdminPage />);
+    const input = screen.getByLabelText(DROP_LABEL) as HTMLInputElement;
+    expect(DROP_LABEL).toBe("Sleep PDF-, Word- of OpenDocument-bestanden hierheen of kies ze");
+    expect(input.accept.split(",")).toEqual(expect.arrayContaining([".pdf", ".docx", ".doc", ".odt"]));
+    expect(screen.getByText(/PDF, Word \(\.docx, \.doc\) en OpenDocument \(\.odt\)/)).toBeTruthy();
+  });
+
+  it("shows how an upload was stored when its name belongs to another document", async () => {
+    const note = "opgeslagen als Insuline kind _ 6 jaar (2).pdf: Insuline kind _ 6 jaar.pdf hoort al bij een ander document (Insuline kind ≥ 6 jaar.pdf); dat document is niet vervangen";
+    const files = [{ name: "Insuline kind < 6 jaar.pdf", status: "queued", message: null, note, chunks_total: 0, chunks_done: 0 }];
+    serveApi([job({ files: files as Job["files"] })]);
+    render(<AdminPage />);
+    const card = within(await screen.findByRole("article", { name: "Taak 3" }));
+    expect(card.getByText(/Insuline kind < 6 jaar\.pdf/).textContent).toContain(note);
+  });
+
+  it("replaces a chosen document with a new version of any name, and links a converted document's original", async () => {
+    const documents = [
+      { id: "abc", title: "Subcutane injectie", file_name: "injectie.docx", converted: true, page_count: 2, chunk_count: 3, audiences: [], departments: [], ingested_at: "2026-11-25T21:40:00Z" },
+    ];
+    const fetch = serveApi([], () => json({ job: job({}) }, 201), documents);
+    render(<AdminPage />);
+    fireEvent.click(await screen.findByRole("button", { name: "Subcutane injectie vervangen" }));
+    const file = new File(["%PDF-1.7"], "injectie-2027.pdf", { type: "application/pdf" });
+    fireEvent.change(screen.getByLabelText("Nieuwe versie van Subcutane injectie"), { target: { files: [file] } });
+    await vi.waitFor(() => expect(fetch.mock.calls.some(([url]) => url === "/api/admin/documents/abc/version")).toBe(true));
+    const [, init] = fetch.mock.calls.find(([url]) => url === "/api/admin/documents/abc/version") as [string, RequestInit];
+    expect(((init.body as FormData).get("file") as File).name).toBe("injectie-2027.pdf");
+    expect(screen.getByRole("link", { name: "origineel" }).getAttribute("href")).toBe("/api/documents/abc/original");
+  });
+
   it("shows the API's reason when an upload is refused", async () => {
     const fetch = serveApi([], () => json({ detail: "kapot.txt is geen PDF-bestand." }, 415));
     render(<AdminPage />);
     const file = new File(["hallo"], "kapot.txt", { type: "text/plain" });
-    fireEvent.change(screen.getByLabelText("Sleep PDF-bestanden hierheen of kies ze"), { target: { files: [file] } });
+    fireEvent.change(screen.getByLabelText(DROP_LABEL), { target: { files: [file] } });
     expect((await screen.findByRole("alert")).textContent).toBe("kapot.txt is geen PDF-bestand.");
     const [, init] = fetch.mock.calls.find(([url]) => url === "/api/admin/uploads") as [string, RequestInit];
     expect((init.body as FormData).getAll("files")).toHaveLength(1);

@@ -1,4 +1,5 @@
-// Admins: upload PDFs (drag and drop), follow ingestion jobs with per-file errors, delete and reindex documents.
+// Admins: upload PDF, Word and OpenDocument files (drag and drop), follow ingestion jobs with per-file errors and
+// notes, replace a chosen document with a new version, download a converted document's original, delete and reindex.
 import { useCallback, useEffect, useRef, useState, type DragEvent } from "react";
 import { ApiError, getJson, request, sendJson } from "../api/client";
 import type { DocumentInfo, Job, JobFile } from "../api/types";
@@ -7,6 +8,18 @@ import { dateTime, duration } from "../text/dutch";
 import { ScrollBox } from "../ui/ScrollBox";
 
 const RUNNING = new Set(["queued", "running", "interrupted"]);
+// What uploads take (the API decides by content; the picker offers these).
+export const ACCEPTED_TYPES = [
+  "application/pdf",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/msword",
+  "application/vnd.oasis.opendocument.text",
+  ".pdf",
+  ".docx",
+  ".doc",
+  ".odt",
+].join(",");
+export const DROP_LABEL = "Sleep PDF-, Word- of OpenDocument-bestanden hierheen of kies ze";
 // A job's and a file's states as docs/api.md names them (Job), in Dutch.
 const JOB_STATUS: Record<string, string> = { queued: "in de wachtrij", running: "bezig", finished: "klaar", interrupted: "onderbroken" };
 const FILE_STATUS: Record<string, string> = {
@@ -27,6 +40,8 @@ export function AdminPage() {
   const [message, setMessage] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
+  const versionPicker = useRef<HTMLInputElement>(null);
+  const [replacing, setReplacing] = useState<DocumentInfo | null>(null);
 
   const refresh = useCallback(() => {
     getJson<Job[]>("/api/admin/jobs").then(setJobs).catch(() => undefined);
@@ -44,6 +59,18 @@ export function AdminPage() {
       refresh();
     } catch (error) {
       setMessage(error instanceof ApiError ? error.message : "Uploaden mislukt.");
+    }
+  }
+
+  async function replace(document: DocumentInfo, file: File) {
+    const form = new FormData();
+    form.append("file", file);
+    try {
+      await request(`/api/admin/documents/${encodeURIComponent(document.id)}/version`, { method: "POST", body: form });
+      setMessage(null);
+      refresh();
+    } catch (error) {
+      setMessage(error instanceof ApiError ? error.message : "Vervangen mislukt.");
     }
   }
 
@@ -74,7 +101,7 @@ export function AdminPage() {
         onDragLeave={() => setDragging(false)}
         onDrop={drop}
       >
-        <label htmlFor="upload">Sleep PDF-bestanden hierheen of kies ze</label>
+        <label htmlFor="upload">{DROP_LABEL}</label>
         {/* The browser's own file button speaks the browser's language ("Choose Files"): a Dutch button opens the
             same picker, the input itself stays out of sight and out of the tab order. */}
         <input
@@ -83,7 +110,7 @@ export function AdminPage() {
           className="visually-hidden"
           tabIndex={-1}
           type="file"
-          accept="application/pdf,.pdf"
+          accept={ACCEPTED_TYPES}
           multiple
           onChange={(e) => {
             if (e.target.files?.length) void upload([...e.target.files]);
@@ -94,10 +121,27 @@ export function AdminPage() {
           <button type="button" onClick={() => picker.current?.click()}>
             Bestanden kiezen
           </button>
-          <span>Alleen PDF-bestanden. Bevat een keuze een ander bestand, dan wordt niets opgeslagen.</span>
+          <span>
+            PDF, Word (.docx, .doc) en OpenDocument (.odt); Word-bestanden worden naar PDF omgezet, gescande pagina's met
+            OCR gelezen. Een bestand met precies dezelfde naam vervangt dat document; gebruik anders "Vervangen" bij het
+            document. Bevat een keuze een ander soort bestand, dan wordt niets opgeslagen.
+          </span>
         </div>
       </section>
       {message && <p role="alert" className="error">{message}</p>}
+      <input
+        aria-label={replacing ? `Nieuwe versie van ${replacing.title}` : "Nieuwe versie"}
+        ref={versionPicker}
+        className="visually-hidden"
+        tabIndex={-1}
+        type="file"
+        accept={ACCEPTED_TYPES}
+        onChange={(e) => {
+          const file = e.target.files?.[0];
+          if (file && replacing) void replace(replacing, file);
+          e.target.value = "";
+        }}
+      />
 
       <h2>Ingestietaken</h2>
       {jobs.length === 0 && <p>Nog geen taken.</p>}
@@ -114,6 +158,7 @@ export function AdminPage() {
                 {file.name}: {FILE_STATUS[file.status] ?? file.status}
                 <FileProgress file={file} />
                 {file.message && <span className="file-message"> — {file.message}</span>}
+                {file.note && <span className="file-note"> — {file.note}</span>}
               </li>
             ))}
           </ul>
@@ -136,12 +181,32 @@ export function AdminPage() {
             {documents.map((doc) => (
               <tr key={doc.id}>
                 <td data-label="Titel">{doc.title}</td>
-                <td data-label="Bestand">{doc.file_name}</td>
+                <td data-label="Bestand">
+                  {doc.file_name}
+                  {doc.converted && (
+                    <>
+                      {" "}
+                      <a href={`/api/documents/${encodeURIComponent(doc.id)}/original`} download>
+                        origineel
+                      </a>
+                    </>
+                  )}
+                </td>
                 <td data-label="Pagina's">{doc.page_count}</td>
                 <td data-label="Stukken">{doc.chunk_count}</td>
                 <td className="actions">
                   <button type="button" onClick={() => void act("POST", `/api/admin/documents/${encodeURIComponent(doc.id)}/reindex`)}>
                     Opnieuw indexeren
+                  </button>
+                  <button
+                    type="button"
+                    aria-label={`${doc.title} vervangen`}
+                    onClick={() => {
+                      setReplacing(doc);
+                      versionPicker.current?.click();
+                    }}
+                  >
+                    Vervangen
                   </button>
                   <button
                     type="button"

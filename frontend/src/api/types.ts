@@ -109,7 +109,10 @@ export interface ConversationDetail extends Conversation {
 export interface DocumentInfo {
   id: string;
   title: string;
+  /** The name the admin gave an upload (kept as given), or the file's own name. */
   file_name: string;
+  /** The PDF shown is a conversion (Word, OpenDocument) or an OCR'd copy; the original is at /original. */
+  converted: boolean;
   page_count: number;
   chunk_count: number;
   audiences: string[];
@@ -121,6 +124,8 @@ export interface JobFile {
   name: string;
   status: string;
   message: string | null;
+  /** How an upload was stored, when the admin should know (under another name than its own). */
+  note: string | null;
   chunks_total: number;
   chunks_done: number;
 }
