@@ -7,11 +7,12 @@ import zipfile
 from pathlib import Path
 
 import msoffcrypto
-import pypdfium2
 from docx import Document
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
 from docx.oxml.ns import qn
 from PIL import Image
+
+from ingest.bench.conversion import scan_of
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
 TABLE = [
@@ -28,14 +29,7 @@ STEPS = [
 
 def scanned_copy(pdf: Path, out: Path, pages: int | None = None, dpi: int = 200) -> Path:
     """The PDF's pages (the first `pages`) rendered to images and saved as an image-only PDF: a scan."""
-    document = pypdfium2.PdfDocument(pdf)
-    try:
-        count = len(document) if pages is None else min(pages, len(document))
-        images = [document[index].render(scale=dpi / 72).to_pil().convert("L") for index in range(count)]
-    finally:
-        document.close()
-    images[0].save(out, save_all=True, append_images=images[1:], resolution=dpi)
-    return out
+    return scan_of(pdf, out, dpi, pages)
 
 
 def image_pages(out: Path, count: int, first: Image.Image | None = None) -> Path:
