@@ -71,6 +71,15 @@ def client(app: FastAPI) -> Iterator[TestClient]:
         yield anonymous
 
 
+def run_queued_jobs(settings: IngestSettings, minilm: Embedder) -> list[JobSummary]:
+    """What the ingest container does with the jobs uploads queued."""
+    index = EmbeddedIndex(settings.index_dir, settings.embedding_model)
+    try:
+        return Ingestion(settings, index, lambda: minilm).resume_interrupted()
+    finally:
+        index.close()
+
+
 def add_user(database_url: str, username: str, *roles: Role, password: str = PASSWORD) -> int:
     with Session(get_engine(database_url)) as db:
         user = users.create_user(db, username, password, roles)

@@ -7,12 +7,9 @@ from fastapi.testclient import TestClient
 
 from api.models import Role
 from ingest.embedding import Embedder
-from ingest.jobs import JobSummary
 from ingest.models import FileStatus
-from ingest.runner import Ingestion
-from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
-from tests.api.conftest import SAMPLES, SignIn
+from tests.api.conftest import SAMPLES, SignIn, run_queued_jobs
 
 FIRST = (SAMPLES / "bloedafname.pdf").read_bytes()
 SECOND = (SAMPLES / "handhygiene.pdf").read_bytes()
@@ -30,14 +27,6 @@ def _upload(admin: TestClient, name: str, content: bytes) -> dict[str, object]:
     return dict(file)
 
 
-def _run_queued_jobs(settings: IngestSettings, minilm: Embedder) -> list[JobSummary]:
-    index = EmbeddedIndex(settings.index_dir, settings.embedding_model)
-    try:
-        return Ingestion(settings, index, lambda: minilm).resume_interrupted()
-    finally:
-        index.close()
-
-
 def _documents(admin: TestClient) -> dict[str, bytes]:
     """Each document's name as the admin gave it, with the bytes the viewer shows."""
     return {
@@ -52,10 +41,10 @@ def test_an_upload_whose_cleaned_name_is_another_documents_is_stored_beside_it(
 ) -> None:
     admin = sign_in("root", Role.admin)
     _upload(admin, one, FIRST)
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
 
     queued = _upload(admin, other, SECOND)
-    (job,) = _run_queued_jobs(ingest_settings, minilm)
+    (job,) = run_queued_jobs(ingest_settings, minilm)
 
     assert _documents(admin) == {one: FIRST, other: SECOND}
     assert queued["name"] == other
@@ -74,7 +63,7 @@ def test_two_colliding_uploads_queued_before_either_is_read_both_stay(
     _upload(admin, one, FIRST)
     _upload(admin, other, SECOND)
 
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
 
     assert _documents(admin) == {one: FIRST, other: SECOND}
 
@@ -86,30 +75,35 @@ def test_the_same_name_again_is_a_new_version_even_after_a_collision(
     one, other, _ = COLLISIONS[0]
     _upload(admin, one, FIRST)
     _upload(admin, other, THIRD)
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
 
     again = _upload(admin, other, SECOND)
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
 
     assert again["note"] is None
     assert _documents(admin)[other] == SECOND
     assert _documents(admin)[one] == FIRST
 
 
+def _one_document(admin: TestClient, ingest_settings: IngestSettings, minilm: Embedder) -> str:
+    _upload(admin, "Protocol bloedafname.pdf", FIRST)
+    run_queued_jobs(ingest_settings, minilm)
+    (document,) = admin.get("/api/documents").json()
+    return str(document["id"])
+
+
 def test_the_admin_replaces_a_chosen_document_with_a_file_of_any_name(
     sign_in: SignIn, ingest_settings: IngestSettings, minilm: Embedder
 ) -> None:
     admin = sign_in("root", Role.admin)
-    _upload(admin, "Protocol bloedafname.pdf", FIRST)
-    _run_queued_jobs(ingest_settings, minilm)
-    (document,) = admin.get("/api/documents").json()
+    document = _one_document(admin, ingest_settings, minilm)
 
     response = admin.post(
-        f"/api/admin/documents/{document['id']}/version",
+        f"/api/admin/documents/{document}/version",
         files={"file": ("bloedafname-2027-def.pdf", SECOND, "application/pdf")},
     )
     assert response.status_code == 201, response.text
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
 
     assert _documents(admin) == {"bloedafname-2027-def.pdf": SECOND}
 
@@ -119,12 +113,12 @@ def test_only_admins_replace_a_document(
 ) -> None:
     admin = sign_in("root", Role.admin)
     _upload(admin, "Protocol bloedafname.pdf", FIRST)
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
     (document,) = admin.get("/api/documents").json()
     clinician = sign_in("nurse", Role.clinician)
 
     response = clinician.post(
-        f"/api/admin/documents/{document['id']}/version",
+        f"/api/admin/documents/{document}/version",
         files={"file": ("x.pdf", SECOND, "application/pdf")},
     )
 

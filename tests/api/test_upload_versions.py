@@ -10,12 +10,9 @@ from fastapi.testclient import TestClient
 from api.models import Role
 from api.settings import ApiSettings
 from ingest.embedding import Embedder
-from ingest.jobs import JobSummary
 from ingest.models import FileStatus
-from ingest.runner import Ingestion
-from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
-from tests.api.conftest import SAMPLES, SignIn
+from tests.api.conftest import SAMPLES, SignIn, run_queued_jobs
 
 NAME = "Protocol bloedafname.pdf"
 VERSION_ONE = (SAMPLES / "bloedafname.pdf").read_bytes()
@@ -28,15 +25,6 @@ def _upload(admin: TestClient, content: bytes) -> int:
     response = admin.post("/api/admin/uploads", files=[("files", (NAME, content, "application/pdf"))])
     assert response.status_code == 201, response.text
     return int(response.json()["job"]["id"])
-
-
-def _run_queued_jobs(settings: IngestSettings, minilm: Embedder) -> list[JobSummary]:
-    """What the ingest container does with the queued jobs."""
-    index = EmbeddedIndex(settings.index_dir, settings.embedding_model)
-    try:
-        return Ingestion(settings, index, lambda: minilm).resume_interrupted()
-    finally:
-        index.close()
 
 
 def _only_document(admin: TestClient) -> str:
@@ -54,7 +42,7 @@ def test_the_viewer_shows_the_indexed_version_until_the_new_version_is_indexed(
 ) -> None:
     admin = sign_in("root", Role.admin)
     _upload(admin, VERSION_ONE)
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
     first = _only_document(admin)
 
     _upload(admin, VERSION_TWO)  # queued, not run yet
@@ -62,7 +50,7 @@ def test_the_viewer_shows_the_indexed_version_until_the_new_version_is_indexed(
     assert _only_document(admin) == first
     assert admin.get(f"/api/documents/{first}/file").content == VERSION_ONE
 
-    (swapped,) = _run_queued_jobs(ingest_settings, minilm)
+    (swapped,) = run_queued_jobs(ingest_settings, minilm)
 
     assert [file.status for file in swapped.files] == [FileStatus.indexed]
     second = _only_document(admin)
@@ -77,11 +65,11 @@ def test_a_version_whose_job_fails_leaves_the_old_version_live(
 ) -> None:
     admin = sign_in("root", Role.admin)
     _upload(admin, VERSION_ONE)
-    _run_queued_jobs(ingest_settings, minilm)
+    run_queued_jobs(ingest_settings, minilm)
     live = _only_document(admin)
 
     _upload(admin, BROKEN)
-    (failed,) = _run_queued_jobs(ingest_settings, minilm)
+    (failed,) = run_queued_jobs(ingest_settings, minilm)
 
     assert [file.status for file in failed.files] == [FileStatus.failed]
     assert _only_document(admin) == live
