@@ -18,6 +18,8 @@ from ingest.pipeline import parse_pdf
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
+from tests.ingest.conftest import KOORTS
+from tests.ingest.ingest_pdfs import text_pdf
 from tests.ingest.real_files import (
     SAMPLES,
     STEPS,
@@ -144,4 +146,22 @@ def test_a_long_scan_is_read_as_far_as_ocr_may_go_and_the_pages_left_are_named(
     assert file.message == (
         "1 van 300 pagina's gescand en met OCR gelezen; 299 van 300 pagina's zonder tekst niet gelezen "
         "(pagina 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 en 289 meer): meer dan 1 pagina's om te OCR'en (OCR_MAX_PAGES)"
+    )
+
+
+def test_without_the_ocr_language_the_scan_is_indexed_as_far_as_it_has_text_and_the_admin_told_why(
+    ingest_settings: IngestSettings, index: EmbeddedIndex, minilm: object, tmp_path: Path
+) -> None:
+    with_scan = text_pdf(tmp_path / "met-scan.pdf", [KOORTS[0], [], KOORTS[1]], pictures={2})
+    settings = ingest_settings.model_copy(update={"ocr_language": "xyz"})
+
+    summary = Ingestion(settings, index, lambda: minilm).ingest([with_scan])  # type: ignore[arg-type,return-value]
+
+    (file,) = summary.files
+    assert (file.status, file.message) == (
+        FileStatus.indexed,
+        "1 van 3 pagina's zonder tekst niet gelezen (pagina 2): " + str(missing("xyz")),
+    )
+    assert str(missing("xyz")).startswith(
+        ("de OCR-taal xyz is niet geïnstalleerd", "OCR is niet geïnstalleerd")
     )
