@@ -28,6 +28,8 @@ MIN_REPEATS = 3
 MIN_SHARE_OF_PAGES = 0.5
 PAGE_NUMBER_SLACK = 2
 _DIGITS = re.compile(r"\d+")
+_LAST_LETTERS = re.compile(r"[^\W\d_]+$")
+_FIRST_LETTERS = re.compile(r"[^\W\d_]+")
 _PAGE_NUMBER = re.compile(r"^[-–\s]*(?:(?:pagina|page|blz\.?|p\.)\s*)?#(?:\s*(?:van|of|/)\s*#)?[-–\s]*$")
 
 
@@ -93,8 +95,35 @@ def clean_page_blocks(blocks: Iterable[Block]) -> list[str]:
 
 
 def _cell_text(lines: Sequence[str]) -> str:
-    """A cell's lines as one line: wrapped words rejoined as in running text, line breaks read as spaces."""
-    return " ".join(join_lines([clean_line(line) for line in lines]).split())
+    """A cell's lines as one line: wrapped words rejoined as in running text, line breaks read as spaces; a
+    narrow cell breaks words without a hyphen ("nega" / "tief") and numbers after one ("40-" / "2017"), so those
+    are joined too."""
+    vocabulary = Vocabulary()
+    text = ""
+    for line in (clean_line(line) for line in lines):
+        if not line or not text:
+            text = text or line
+        elif (text.endswith("-") and text[-2:-1].isdigit() and line[:1].isdigit()) or _broken_word(
+            text, line, vocabulary
+        ):
+            text += line
+        else:
+            text = join_lines([text, line], vocabulary)
+    return " ".join(text.split())
+
+
+def _broken_word(before: str, after: str, vocabulary: Vocabulary) -> bool:
+    """Whether the last word before a cell's line break and the first after it are one known word that neither
+    piece is."""
+    head, tail = _LAST_LETTERS.search(before), _FIRST_LETTERS.match(after)
+    if head is None or tail is None:
+        return False
+    first, second = head.group(0), tail.group(0)
+    return (
+        vocabulary.in_list(first + second)
+        and not vocabulary.in_list(first)
+        and not vocabulary.in_list(second)
+    )
 
 
 def assemble(pages: Iterable[list[str]]) -> DocumentText:

@@ -2,7 +2,7 @@
 
 Designers space out the letters of headers; extraction then returns single letters and fragments ("IN FE C TIE
 Z IE K TE N M E NS"), with nothing to tell the word gaps from the letter gaps. A run of at least four such pieces
-(letters only, mostly one or two of them) is joined and split again into words of the Dutch word list, the
+(letters only, at least half of them single letters) is joined and split again into words of the Dutch word list, the
 fewest that cover it (of as many, the one with the longer words), of four letters on average; a run that cannot
 be read that way ("bijlage A B C D") is left as it is.
 """
@@ -13,8 +13,7 @@ from functools import cache
 from ingest.vocabulary import dutch_words
 
 MIN_PIECES = 4
-SHORT = 2
-MIN_SHORT_SHARE = 0.6
+MIN_SINGLE_SHARE = 0.5
 MIN_MEAN_WORD = 4
 LONGEST_WORD = 40
 _RUN = re.compile(r"(?<!\S)(?:[^\W\d_]{1,4} ){3,}[^\W\d_]{1,4}(?!\S)")
@@ -29,10 +28,8 @@ def unspace_letters(line: str) -> str:
 
 def _read_run(match: re.Match[str]) -> str:
     pieces = match.group(0).split(" ")
-    if len(pieces) < MIN_PIECES or sum(len(piece) <= SHORT for piece in pieces) < MIN_SHORT_SHARE * len(
-        pieces
-    ):
-        return match.group(0)
+    if len(pieces) < MIN_PIECES or sum(len(piece) == 1 for piece in pieces) < MIN_SINGLE_SHARE * len(pieces):
+        return match.group(0)  # words, not letters: "is af en toe", "en t e doen wat je"
     letters = "".join(pieces)
     words = _segment(letters.casefold())
     if words is None or len(letters) < MIN_MEAN_WORD * len(words):

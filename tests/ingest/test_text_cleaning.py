@@ -3,6 +3,8 @@
 import pytest
 
 from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines, normalise_characters
+from ingest.document_text import RowLine, clean_page_blocks
+from ingest.tables import TableRow
 from ingest.vocabulary import dutch_words
 
 
@@ -103,7 +105,29 @@ def test_a_line_end_hyphen_stays_only_where_the_word_is_written_with_it(
         ("G R I E P I N F E C T I E S I N S EI Z O E N", "GRIEPINFECTIES IN SEIZOEN"),
         ("zie de bijlagen A B C D", "zie de bijlagen A B C D"),
         ("Stap a b c d van het plan", "Stap a b c d van het plan"),
+        ("hierbij is af en toe hulp nodig", "hierbij is af en toe hulp nodig"),  # short words, not letters
+        ("weer te bewegen en t e doen wat je kunt", "weer te bewegen en t e doen wat je kunt"),
     ],
 )
 def test_letter_spaced_headers_read_as_words_and_letter_lists_stay(line: str, expected: str) -> None:
     assert clean_line(line) == expected
+
+
+@needs_word_list
+def test_a_table_row_is_one_line_whose_cells_read_as_written() -> None:
+    row = TableRow(
+        (
+            ("Totaal voor het seizoen (weken 40-", "2017 – 18-", "2018)"),  # a real report's narrow cells
+            ("nega", "tief"),
+            (),
+            ("Hoe laat heeft u uw", "onderzoek?"),
+        )
+    )
+
+    lines = clean_page_blocks(["Tabel 1", row])
+
+    assert (
+        lines[-1]
+        == "Totaal voor het seizoen (weken 40-2017 – 18-2018) | negatief | Hoe laat heeft u uw onderzoek?"
+    )
+    assert isinstance(lines[-1], RowLine)
