@@ -60,6 +60,13 @@ def test_ids_are_unique_and_name_their_part_kind_and_wording(parts: dict[str, li
             assert _field(query, 2) in {"lit", "para"}
 
 
+def test_no_document_is_in_both_parts(parts: dict[str, list[EvalQuery]]) -> None:
+    dev, test = ({d for query in parts[part] for d in query.relevant_documents} for part in ("dev", "test"))
+
+    assert dev & test == set()
+    assert len(dev | test) == MAIN_DOCUMENTS
+
+
 def test_every_answerable_question_has_one_document_and_a_key_phrase(
     parts: dict[str, list[EvalQuery]],
 ) -> None:
@@ -68,6 +75,48 @@ def test_every_answerable_question_has_one_document_and_a_key_phrase(
             assert len(query.relevant_documents) == 1, query.id
             assert query.answer, query.id
         assert all(query.answer is None for query in queries if not query.relevant_documents)
+
+
+def test_the_set_is_large_enough_and_covers_every_main_document(parts: dict[str, list[EvalQuery]]) -> None:
+    main = parts["dev"] + parts["test"]
+    per_document = Counter(d for query in _answerable(main) for d in query.relevant_documents)
+
+    assert len(_answerable(main)) >= 160
+    assert len(per_document) == MAIN_DOCUMENTS
+    assert min(per_document.values()) >= 8
+    long_documents = [d for d in per_document if d.startswith(("ms-nurse", "sciensano"))]
+    assert sum(per_document[d] for d in long_documents) >= 60
+    assert sum(not query.relevant_documents for query in main) >= 30
+
+
+def test_each_part_is_about_half_and_the_test_part_has_a_long_document(
+    parts: dict[str, list[EvalQuery]],
+) -> None:
+    dev, test = parts["dev"], parts["test"]
+
+    assert 0.35 <= len(dev) / (len(dev) + len(test)) <= 0.65
+    assert "ms-nurse-pro-module4-behandeling-ms.pdf" in {
+        d for query in test for d in query.relevant_documents
+    }
+    assert sum(_field(query, 1) == "table" for query in test) >= 10
+
+
+def test_the_test_part_has_its_paraphrased_and_unanswerable_questions(
+    parts: dict[str, list[EvalQuery]],
+) -> None:
+    test = parts["test"]
+
+    assert sum(_field(query, 2) == "para" for query in _answerable(test)) >= 30
+    assert sum(not query.relevant_documents for query in test) >= 15
+
+
+def test_the_documents_that_need_conversion_are_asked_apart(parts: dict[str, list[EvalQuery]]) -> None:
+    converted = parts["converted"]
+    main = {d for part in ("dev", "test") for query in parts[part] for d in query.relevant_documents}
+
+    assert len(_answerable(converted)) >= 10
+    assert {d for query in converted for d in query.relevant_documents} & main == set()
+    assert len(_answerable(parts["extra-long"])) >= 5
 
 
 def test_the_development_part_is_large_enough(parts: dict[str, list[EvalQuery]]) -> None:
