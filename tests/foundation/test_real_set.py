@@ -1,6 +1,7 @@
 """samples/real/ holds the real-document question set as its source file generates it: each part readable by the
 evaluator, split by document, with the size the evaluation needs. (The documents themselves are not in the
-repository; `make_real_set.py --documents` checks the key phrases against them.)"""
+repository; `make_real_set.py --documents` checks the key phrases against them.) `by_kind.py` breaks an answer
+report on a part down by the kinds and wording its ids name."""
 
 import importlib.util
 import sys
@@ -125,3 +126,38 @@ def test_the_development_part_is_large_enough(parts: dict[str, list[EvalQuery]])
     assert len(_answerable(dev)) >= 80
     assert sum(_field(query, 2) == "para" for query in dev) >= 15
     assert sum(not query.relevant_documents for query in dev) >= 15
+
+
+@pytest.fixture(scope="module")
+def by_kind() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("by_kind", REAL / "by_kind.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["by_kind"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_answer_report_is_broken_down_by_kind_and_wording(by_kind: ModuleType, tmp_path: Path) -> None:
+    part = tmp_path / "dev.csv"
+    part.write_text(
+        "id,question,relevant_documents,answer\n"
+        "dev.table.lit.a-01,dosis?,a.pdf,5 mg\n"
+        "dev.table.para.a-02,hoeveel geef ik?,a.pdf,10 mg\n"
+        "dev.none.lit.neg-01,iets anders?,,\n",
+        encoding="utf-8",
+    )
+    answers = tmp_path / "answers.csv"  # the columns `api.evaluation.answer_quality` writes, those read here
+    answers.write_text(
+        "question,answerable,key_phrase,state,quote,answer,quote_has_fact,answer_has_fact\n"
+        "dosis?,True,5 mg,answered,Geef 5 mg.,5 mg.,True,True\n"
+        "hoeveel geef ik?,True,10 mg,not_found,,,False,False\n"
+        "iets anders?,False,,not_found,,,,\n",
+        encoding="utf-8",
+    )
+
+    lines = by_kind.table(by_kind.outcomes(part, answers))
+
+    assert "| kind table | 2 | 1/2 (50 %) | 1/2 (50 %) | 1/2 (50 %) |" in lines
+    assert "| wording para | 1 | 0/1 (0 %) | 0/1 (0 %) | 1/1 (100 %) |" in lines
+    assert '| unanswerable: "niet gevonden" | 1 | | | 1/1 (100 %) |' in lines
