@@ -17,14 +17,19 @@ REAL = Path(__file__).resolve().parents[2] / "samples" / "real"
 MAIN_DOCUMENTS = 11
 
 
-@pytest.fixture(scope="module")
-def make_real_set() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_real_set", REAL / "make_real_set.py")
+def _script(name: str) -> ModuleType:
+    """A script of samples/real/, imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, REAL / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.modules["make_real_set"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def make_real_set() -> ModuleType:
+    return _script("make_real_set")
 
 
 @pytest.fixture(scope="module")
@@ -130,12 +135,7 @@ def test_the_development_part_is_large_enough(parts: dict[str, list[EvalQuery]])
 
 @pytest.fixture(scope="module")
 def by_kind() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("by_kind", REAL / "by_kind.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["by_kind"] = module
-    spec.loader.exec_module(module)
-    return module
+    return _script("by_kind")
 
 
 def test_an_answer_report_is_broken_down_by_kind_and_wording(by_kind: ModuleType, tmp_path: Path) -> None:
