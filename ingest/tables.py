@@ -25,6 +25,7 @@ CELL_SEPARATOR = " | "
 """Between a row's cells: visible in a quote and a prompt, and only punctuation to the viewer's highlight."""
 MIN_ROWS = 2
 MIN_COLUMNS = 2
+MIN_WORDS_HELD = 0.9
 _UNKNOWN_GLYPH = re.compile(r"\(cid:\d+\)")
 
 
@@ -65,11 +66,29 @@ def read_with_tables(page: PageObject) -> list[Block]:
 
 
 def _tables(page: Page) -> list[Table]:
-    return [
+    """The page's tables: two rows and two columns at least, whose cells hold the words drawn inside them (a
+    shaded text box the finder takes for a table leaves words out of its cells: it is read as text)."""
+    found = [
         table
         for table in page.find_tables()
         if len(table.rows) >= MIN_ROWS and len(table.columns) >= MIN_COLUMNS
     ]
+    if not found:
+        return []
+    words = page.extract_words()
+    return [table for table in found if _cells_hold_the_words(table, words)]
+
+
+def _cells_hold_the_words(table: Table, words: Sequence[dict[str, object]]) -> bool:
+    x0, top, x1, bottom = table.bbox
+    inside = [
+        word
+        for word in words
+        if x0 <= (float(word["x0"]) + float(word["x1"])) / 2 <= x1  # type: ignore[arg-type]
+        and top <= (float(word["top"]) + float(word["bottom"])) / 2 <= bottom  # type: ignore[arg-type]
+    ]
+    held = sum(len((cell or "").split()) for row in table.extract() for cell in row)
+    return held >= MIN_WORDS_HELD * len(inside)
 
 
 def _blocks(page: Page) -> Iterator[Block]:
@@ -83,20 +102,18 @@ def _blocks(page: Page) -> Iterator[Block]:
 
 
 def _text_between(page: Page, top: float, bottom: float, tables: Sequence[Table]) -> str:
-    """The layout text of the band from `top` to `bottom` outside every table."""
+    """The layout text of the band from `top` to `bottom` outside every table; an object belongs where its
+    centre is (as a table's cells take their characters), so a line touching a table's edge is not lost."""
     if bottom <= top:
         return ""
 
-    def outside_tables(item: dict[str, object]) -> bool:
-        x0, x1 = float(item.get("x0", 0)), float(item.get("x1", 0))  # type: ignore[arg-type]
-        y0, y1 = float(item.get("top", 0)), float(item.get("bottom", 0))  # type: ignore[arg-type]
-        inside = any(
-            x0 >= t.bbox[0] - 1 and x1 <= t.bbox[2] + 1 and y0 >= t.bbox[1] - 1 and y1 <= t.bbox[3] + 1
-            for t in tables
-        )
-        return top - 1 <= y0 and y1 <= bottom + 1 and not inside
+    def in_band(item: dict[str, object]) -> bool:
+        x = (float(item.get("x0", 0)) + float(item.get("x1", 0))) / 2  # type: ignore[arg-type]
+        y = (float(item.get("top", 0)) + float(item.get("bottom", 0))) / 2  # type: ignore[arg-type]
+        inside = any(t.bbox[0] <= x <= t.bbox[2] and t.bbox[1] <= y <= t.bbox[3] for t in tables)
+        return top <= y < bottom and not inside
 
-    band = page.filter(outside_tables)
+    band = page.filter(in_band)
     return str(band.extract_text(layout=True) or "")
 
 

@@ -1,6 +1,6 @@
 """Whether a text holds a question's key fact (its `answer` key phrase), compared as a clinician would read it:
-case, white space, dashes, the decimal sign and the way a range is written do not matter ("20–30" = "20 - 30" =
-"20 tot 30", "1.5" = "1,5")."""
+case, white space, dashes, the decimal sign, the way a range is written and the separator between a table row's
+cells do not matter ("20–30" = "20 - 30" = "20 tot 30", "1.5" = "1,5", "20 mg | Dagelijks" = "20 mg dagelijks")."""
 
 import re
 
@@ -8,9 +8,11 @@ _RANGE_WORD = re.compile(r"(?<=\d)\s+(?:tot|à)\s+(?=\d)")
 _DASHES = re.compile(r"\s*[–—-]\s*")
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 _SPACE = re.compile(r"\s+")
+_CELL_SEPARATOR = re.compile(r"\s+\|\s+")
 
 
 def normalised(text: str) -> str:
+    text = _CELL_SEPARATOR.sub(" ", text)
     text = _RANGE_WORD.sub("-", text.lower())
     text = _DASHES.sub("-", text)
     text = _DECIMAL_POINT.sub(",", text)

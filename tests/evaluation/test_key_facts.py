@@ -14,3 +14,7 @@ def test_other_numbers_or_no_text_do_not_hold_the_key_fact() -> None:
     assert not holds_key_fact("Handen wassen duurt 40 tot 60 seconden.", "20 tot 30 seconden")
     assert not holds_key_fact("Wrijf 20 seconden, tot 30 keer", "20 tot 30 seconden")
     assert not holds_key_fact(None, ("20 tot 30 seconden",))
+
+
+def test_a_key_phrase_over_a_table_rows_cells_is_held() -> None:
+    assert holds_key_fact("Glatirameer-acetaat | Copaxone | SC | 20 mg | Dagelijks", "20 mg Dagelijks")
