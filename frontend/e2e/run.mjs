@@ -131,7 +131,7 @@ try {
 
   await step(page, "admin-upload", async () => {
     await page.getByRole("link", { name: "Beheer" }).click();
-    await page.getByLabel("Sleep PDF-bestanden hierheen of kies ze").setInputFiles(env("E2E_NEW_PDF"));
+    await page.getByLabel("Sleep PDF-, Word- of OpenDocument-bestanden hierheen of kies ze").setInputFiles(env("E2E_NEW_PDF"));
     // The upload's own job (the samples' job is listed too), finished: the API's states are running | finished.
     const job = page.locator('article.job[data-status="finished"]', { hasText: "wondzorg.pdf" });
     await job.waitFor();
@@ -141,7 +141,7 @@ try {
   });
 
   await step(page, "admin-broken-upload", async () => {
-    await page.getByLabel("Sleep PDF-bestanden hierheen of kies ze").setInputFiles(env("E2E_BROKEN_PDF"));
+    await page.getByLabel("Sleep PDF-, Word- of OpenDocument-bestanden hierheen of kies ze").setInputFiles(env("E2E_BROKEN_PDF"));
     const failed = page.locator("article.job", { hasText: "kapot.pdf" }).locator(".file-failed");
     await failed.waitFor();
     check((await failed.locator(".file-message").innerText()).length > 3, "the broken PDF's error is shown");
