@@ -39,7 +39,9 @@ def run_tool(arguments: Sequence[str], timeout: float, cwd: Path | None = None) 
         stderr=subprocess.STDOUT,
         start_new_session=True,
         preexec_fn=_die_with_parent,
-        env=None if cwd is None else {**os.environ, "HOME": str(cwd)},  # the tool's profile and caches go there
+        env=None
+        if cwd is None
+        else {**os.environ, "HOME": str(cwd)},  # the tool's profile and caches go there
     )
     try:
         output, _ = process.communicate(timeout=timeout)
