@@ -5,6 +5,7 @@ Dutch, and the rest of the job is indexed."""
 import difflib
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,32 @@ def test_without_the_ocr_language_the_scan_is_indexed_as_far_as_it_has_text_and_
     assert str(missing("xyz")).startswith(
         ("de OCR-taal xyz is niet geïnstalleerd", "OCR is niet geïnstalleerd")
     )
+
+
+@needs_libreoffice
+def test_an_opendocument_procedure_is_converted_too(
+    ingestion: Ingestion, index: EmbeddedIndex, tmp_path: Path
+) -> None:
+    (tmp_path / "bron").mkdir()
+    word = word_procedure(tmp_path / "bron" / "procedure.docx")
+    subprocess.run(  # LibreOffice writes the .odt, as an office that keeps OpenDocument would
+        [
+            "soffice",
+            f"-env:UserInstallation={(tmp_path / 'profiel').as_uri()}",
+            "--headless",
+            "--convert-to",
+            "odt",
+            "--outdir",
+            str(tmp_path / "odt"),
+            str(word),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+
+    summary = ingestion.ingest([tmp_path / "odt"])
+
+    (file,) = summary.files
+    assert (Path(file.path).name, file.status, file.message) == ("procedure.odt", FileStatus.indexed, None)
+    assert f"1. {STEPS[0]}" in _indexed_text(index, str(file.document_id))
