@@ -207,25 +207,37 @@ async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
 
 
 async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> AsyncIterator[dict[str, Any]]:
-    """The chat's SSE events for one stored message (dicts for sse-starlette)."""
-    yield _event("message", {"message_id": message_id, "conversation_id": prepared.question.conversation_id})
-    not_found = prepared.state == MessageState.not_found
-    yield _event("sources", {"sources": prepared.sources, "not_found": not_found})
-    yield _event("quote", {"quote": prepared.quote})
-    if prepared.stream is None:
-        if not_found:
-            yield _event("delta", {"text": NOT_FOUND_MESSAGE})
-        stats = _with_timings(prepared.stats, prepared.started, prepared.worker_seconds)
-        yield _event("done", _done(message_id, prepared.state, None, stats))
-        return
-    async for event in _generated(runtime, prepared, prepared.stream, message_id):
-        yield event
+    """The chat's SSE events for one stored message (dicts for sse-starlette). The worker stream is closed and the
+    message stored as ended on every way out, also when the client leaves before the answer's first word."""
+    worker = prepared.stream
+    ending = _Ending(worker_seconds=prepared.worker_seconds)
+    try:
+        yield _event(
+            "message", {"message_id": message_id, "conversation_id": prepared.question.conversation_id}
+        )
+        not_found = prepared.state == MessageState.not_found
+        yield _event("sources", {"sources": prepared.sources, "not_found": not_found})
+        yield _event("quote", {"quote": prepared.quote})
+        if worker is None:
+            if not_found:
+                yield _event("delta", {"text": NOT_FOUND_MESSAGE})
+            stats = _with_timings(prepared.stats, prepared.started, prepared.worker_seconds)
+            yield _event("done", _done(message_id, prepared.state, None, stats))
+            return
+        async for event in _generated(runtime, prepared, worker, message_id, ending):
+            yield event
+    finally:
+        if worker is not None:
+            with anyio.CancelScope(shield=True):
+                await worker.aclose()
+                if ending.state is None:  # the client went away (the stream was cancelled or closed)
+                    ending.state, ending.stop_reason = MessageState.stopped, CLIENT_DISCONNECTED
+                    await _finish(runtime, prepared, message_id, ending)
 
 
 async def _generated(
-    runtime: ChatRuntime, prepared: Prepared, worker: WorkerStream, message_id: int
+    runtime: ChatRuntime, prepared: Prepared, worker: WorkerStream, message_id: int, ending: _Ending
 ) -> AsyncIterator[dict[str, Any]]:
-    ending = _Ending(worker_seconds=prepared.worker_seconds)
     stop = runtime.generations.start(message_id)
     try:
         try:
@@ -257,11 +269,6 @@ async def _generated(
         yield _event("done", _done(message_id, ending.state, ending.stop_reason, stats))
     finally:
         runtime.generations.finish(message_id)
-        with anyio.CancelScope(shield=True):
-            await worker.aclose()
-            if ending.state is None:  # the client went away (the stream was cancelled or closed)
-                ending.state, ending.stop_reason = MessageState.stopped, CLIENT_DISCONNECTED
-                await _finish(runtime, prepared, message_id, ending)
 
 
 async def _waited(events: AsyncIterator[WorkerEvent], ending: _Ending) -> AsyncIterator[WorkerEvent]:
