@@ -136,5 +136,10 @@ def require_role(*roles: Role) -> Callable[[User], Coroutine[Any, Any, User]]:
     return user_with_role
 
 
+# Chat and feedback are the clinicians' (an admin or evaluator who also asks questions holds the role too); the
+# documents every role works with (clinicians read them, admins manage them, evaluators label sets with them). An
+# account whose roles were all removed reaches neither: only its own session (`/api/auth/me`, logout).
+ClinicianUser = Annotated[User, Depends(require_role(Role.clinician))]
+StaffUser = Annotated[User, Depends(require_role(*Role))]
 AdminUser = Annotated[User, Depends(require_role(Role.admin))]
 EvaluatorUser = Annotated[User, Depends(require_role(Role.evaluator))]

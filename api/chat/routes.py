@@ -14,7 +14,7 @@ from api.chat.limits import TooManyQuestions
 from api.chat.runtime import ChatRuntime, get_chat_runtime, get_generations
 from api.chat.stopping import Generations
 from api.chat.workers import GenerationRefused, NoWorkerReady
-from api.deps import CurrentUser, RowId, SessionDep, SettingsDep
+from api.deps import ClinicianUser, RowId, SessionDep, SettingsDep
 from api.schemas import Text
 
 router = APIRouter(prefix="/api", tags=["chat"])
@@ -70,7 +70,7 @@ async def ask(
     conversation_id: RowId,
     body: AskRequest,
     received: Annotated[float, Depends(_arrival)],
-    user: CurrentUser,
+    user: ClinicianUser,
     db: SessionDep,
     settings: SettingsDep,
     runtime: RuntimeDep,
@@ -124,7 +124,7 @@ async def ask(
 )
 async def stop(
     message_id: RowId,
-    user: CurrentUser,
+    user: ClinicianUser,
     settings: SettingsDep,
     generations: Annotated[Generations | None, Depends(get_generations)],
 ) -> Response:
