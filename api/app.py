@@ -19,7 +19,7 @@ from api.chat import instances
 from api.chat import routes as chat
 from api.frontend import built_frontend
 from api.middleware import BodyLimits, NoStore, too_large_in_dutch
-from api.routes import admin, auth, conversations, documents, evaluator, feedback, health
+from api.routes import admin, auth, conversations, documents, evaluator, feedback, health, reference
 from api.services import evaluation, oidc
 from api.services.errors import DATABASE_DOWN, DATABASE_RETRY_AFTER_SECONDS, ServiceError
 from api.settings import ApiSettings
@@ -98,9 +98,8 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     app = FastAPI(
         title="Vraagbaak",
         version="0.1.0",
-        openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
-        swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+        openapi_url=None,  # served to signed-in users only: api/routes/reference.py
+        docs_url=None,
         redoc_url=None,
         lifespan=_lifespan,
     )
@@ -127,6 +126,7 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
         documents.router,
         evaluator.router,
         admin.router,
+        reference.router,
     ):
         app.include_router(router)
     frontend = built_frontend(settings.frontend_dir)
