@@ -18,7 +18,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from api.chat import instances
 from api.chat import routes as chat
 from api.frontend import built_frontend
-from api.middleware import BodyLimits, NoStore, too_large_in_dutch
+from api.middleware import BodyLimits, NoStore, SignedInBeforeBody, too_large_in_dutch
 from api.routes import admin, auth, conversations, documents, evaluator, feedback, health, reference
 from api.services import evaluation, oidc
 from api.services.errors import DATABASE_DOWN, DATABASE_RETRY_AFTER_SECONDS, ServiceError
@@ -113,6 +113,7 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     if app.state.sso is not None:
         _keep_sso_flow_in_a_cookie(app, settings)
     app.add_middleware(BodyLimits, max_upload_mb=settings.max_upload_mb)
+    app.add_middleware(SignedInBeforeBody, settings=settings)
     app.add_middleware(NoStore)
     app.add_exception_handler(ServiceError, _service_error)
     app.add_exception_handler(OperationalError, _database_down)
