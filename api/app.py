@@ -52,12 +52,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     ingestion jobs run on a thread of this process (production: the ingest container)."""
     settings: ApiSettings = app.state.settings
     evaluation.fail_interrupted(settings.database_url)
-    instances.start(settings.database_url, settings.instance_stale_seconds)
-    heartbeat = asyncio.create_task(
-        instances.keep_beating(
-            settings.database_url, settings.instance_heartbeat_seconds, settings.instance_stale_seconds
-        )
-    )
+    beating = instances.start(settings.database_url, settings.instance_stale_seconds)
+    heartbeat = asyncio.create_task(instances.keep_beating(beating, settings.instance_heartbeat_seconds))
     if settings.run_ingestion_jobs:
         app.state.job_worker = JobWorker(app.state.ingest_settings)
         app.state.job_worker.start()

@@ -2,15 +2,19 @@
 and the answers a process was generating when it died (killed, out of memory, its machine gone) are closed by the
 processes that remain, or by the next one to start.
 
-A process is alive while its heartbeat is younger than `INSTANCE_STALE_SECONDS`. Every process, at start and at
-each heartbeat, closes the `generating` messages of processes that are not alive (and of none: messages from
-before this table) as `failed` with the reason `api_interrupted`, and forgets those processes. The clocks of the
-replicas are compared with each other: they run on one host (compose) or keep NTP time.
+A process is alive while its heartbeat is younger than `INSTANCE_STALE_SECONDS`. Every process, at each
+heartbeat, closes the `generating` messages of processes that are not alive (and of none: messages from before
+this table) as `failed` with the reason `api_interrupted`, and forgets those processes — but only once it has
+itself beaten without a miss for a whole stale period: after a database outage (or at start, which may follow
+one) every other process was as silent as it was, and would otherwise be taken for dead the moment the first one
+is back. The clocks of the replicas are compared with each other: they run on one host (compose) or keep NTP time.
 """
 
 import asyncio
 import logging
+import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import ColumnElement, delete, select, update
@@ -73,19 +77,52 @@ def close_orphans(database_url: str, stale_seconds: float) -> int:
     return closed
 
 
-def start(database_url: str, stale_seconds: float) -> None:
-    """At start: register this process, then close what processes that are gone left generating."""
-    beat(database_url)
-    close_orphans(database_url, stale_seconds)
+class Heartbeat:
+    """This process's heartbeat, and since when it has beaten without a miss (`clock`: `time.monotonic`)."""
+
+    def __init__(
+        self,
+        database_url: str,
+        stale_seconds: float,
+        instance_id: str = THIS_INSTANCE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.database_url = database_url
+        self.stale_seconds = stale_seconds
+        self.instance_id = instance_id
+        self._clock = clock
+        self._beating_since: float | None = None
+
+    def beat(self) -> int:
+        """Record that this process is alive; then, once it has beaten without a miss for a whole stale period,
+        close the answers of the processes that are gone. How many were closed; a database error is raised (and
+        starts the period again)."""
+        try:
+            beat(self.database_url, self.instance_id)
+        except SQLAlchemyError:
+            self._beating_since = None
+            raise
+        now = self._clock()
+        if self._beating_since is None:
+            self._beating_since = now
+        if now - self._beating_since < self.stale_seconds:
+            return 0
+        return close_orphans(self.database_url, self.stale_seconds)
 
 
-async def keep_beating(database_url: str, every_seconds: float, stale_seconds: float) -> None:
-    """Beat and close orphans every `every_seconds` until cancelled; a database that is down is logged and tried
+def start(database_url: str, stale_seconds: float) -> Heartbeat:
+    """At start: register this process; it closes what dead processes left generating from its heartbeats on."""
+    heartbeat = Heartbeat(database_url, stale_seconds)
+    heartbeat.beat()
+    return heartbeat
+
+
+async def keep_beating(heartbeat: Heartbeat, every_seconds: float) -> None:
+    """Beat (and close orphans) every `every_seconds` until cancelled; a database that is down is logged and tried
     again at the next beat (the process stays up: it answers 503s meanwhile)."""
     while True:
         await asyncio.sleep(every_seconds)
         try:
-            await run_in_threadpool(beat, database_url)
-            await run_in_threadpool(close_orphans, database_url, stale_seconds)
+            await run_in_threadpool(heartbeat.beat)
         except SQLAlchemyError as error:
             log.warning("heartbeat not recorded: %s", error)

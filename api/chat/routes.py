@@ -133,10 +133,11 @@ async def stop(
     asked = await run_in_threadpool(
         storage.request_stop, settings.database_url, user, message_id, settings.instance_stale_seconds
     )
-    if not asked:
+    # Streamed here: stop at once instead of at the next poll, also when the database no longer counts this process
+    # as the one generating it (another process took it for dead during a database outage and closed it).
+    stopped_here = generations is not None and generations.stop(message_id)
+    if not (asked or stopped_here):
         raise HTTPException(status.HTTP_409_CONFLICT, NOT_GENERATING)
-    if generations is not None:  # streamed here: stop at once instead of at the next poll
-        generations.stop(message_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
