@@ -47,12 +47,13 @@ def _database_down(_request: Request, error: Exception) -> JSONResponse:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Reports left running by a stopped process fail; answers left generating by API processes that are gone
-    are closed, and this process beats its heartbeat while it runs (api/chat/instances.py); in the embedded mode
+    """This process beats its heartbeat while it runs, and closes the answers and evaluation reports that API
+    processes that are gone left behind (api/chat/instances.py); in the embedded mode
     ingestion jobs run on a thread of this process (production: the ingest container)."""
     settings: ApiSettings = app.state.settings
-    evaluation.fail_interrupted(settings.database_url)
-    beating = instances.start(settings.database_url, settings.instance_stale_seconds)
+    beating = instances.start(
+        settings.database_url, settings.instance_stale_seconds, also_close=(evaluation.fail_orphaned,)
+    )
     heartbeat = asyncio.create_task(instances.keep_beating(beating, settings.instance_heartbeat_seconds))
     if settings.run_ingestion_jobs:
         app.state.job_worker = JobWorker(app.state.ingest_settings)

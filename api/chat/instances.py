@@ -14,10 +14,10 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import ColumnElement, ScalarSelect, delete, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
@@ -31,6 +31,11 @@ API_INTERRUPTED = "api_interrupted"
 THIS_INSTANCE = uuid.uuid4().hex
 
 
+def live_instances(stale_seconds: float, now: datetime | None = None) -> ScalarSelect[str]:
+    """The ids of the processes alive now, for `… .in_(…)`."""
+    return select(ApiInstance.id).where(alive(stale_seconds, now)).scalar_subquery()
+
+
 def alive(stale_seconds: float, now: datetime | None = None) -> ColumnElement[bool]:
     """Matches the processes whose heartbeat is younger than `stale_seconds`."""
     cutoff = (now or datetime.now(UTC)) - timedelta(seconds=stale_seconds)
@@ -39,8 +44,7 @@ def alive(stale_seconds: float, now: datetime | None = None) -> ColumnElement[bo
 
 def streaming_on_a_live_instance(stale_seconds: float) -> ColumnElement[bool]:
     """Matches the messages whose answer a live process is generating now."""
-    live = select(ApiInstance.id).where(alive(stale_seconds))
-    return (Message.state == MessageState.generating) & Message.instance_id.in_(live.scalar_subquery())
+    return (Message.state == MessageState.generating) & Message.instance_id.in_(live_instances(stale_seconds))
 
 
 def beat(database_url: str, instance_id: str = THIS_INSTANCE) -> None:
@@ -57,7 +61,7 @@ def beat(database_url: str, instance_id: str = THIS_INSTANCE) -> None:
 def close_orphans(database_url: str, stale_seconds: float) -> int:
     """Close the answers of processes that are gone and forget those processes; how many answers were closed."""
     now = datetime.now(UTC)
-    live = select(ApiInstance.id).where(alive(stale_seconds, now)).scalar_subquery()
+    live = live_instances(stale_seconds, now)
     orphaned = (Message.state == MessageState.generating) & (
         Message.instance_id.is_(None) | Message.instance_id.not_in(live)
     )
@@ -86,11 +90,15 @@ class Heartbeat:
         stale_seconds: float,
         instance_id: str = THIS_INSTANCE,
         clock: Callable[[], float] = time.monotonic,
+        also_close: Sequence[Callable[[str, float], int]] = (),
     ) -> None:
+        """`also_close`: more work that dead processes leave behind (evaluation reports), closed with their
+        answers: each is called with the database URL and the stale period."""
         self.database_url = database_url
         self.stale_seconds = stale_seconds
         self.instance_id = instance_id
         self._clock = clock
+        self._also_close = also_close
         self._beating_since: float | None = None
 
     def beat(self) -> int:
@@ -107,12 +115,16 @@ class Heartbeat:
             self._beating_since = now
         if now - self._beating_since < self.stale_seconds:
             return 0
+        for close in self._also_close:
+            close(self.database_url, self.stale_seconds)
         return close_orphans(self.database_url, self.stale_seconds)
 
 
-def start(database_url: str, stale_seconds: float) -> Heartbeat:
+def start(
+    database_url: str, stale_seconds: float, also_close: Sequence[Callable[[str, float], int]] = ()
+) -> Heartbeat:
     """At start: register this process; it closes what dead processes left generating from its heartbeats on."""
-    heartbeat = Heartbeat(database_url, stale_seconds)
+    heartbeat = Heartbeat(database_url, stale_seconds, also_close=also_close)
     heartbeat.beat()
     return heartbeat
 

@@ -4,8 +4,9 @@ as PNG, into REPORT_DIR/<report id>/.
 
 Two kinds: the retrieval report (Hit@k / MRR) and the answer report (each question asked through the chat's
 own steps: `api.evaluation.answer_quality`, its CSV/JSON/HTML). Reports run on one background thread (they embed
-every question, an answer report also waits for the model); a report left queued or running by a process that
-stopped is marked failed at the next start, so nobody waits for it forever.
+every question, an answer report also waits for the model); each records the API process it runs under, and a
+report left queued or running by a process that is gone is failed by a live one (with the answers that process
+was generating, api/chat/instances.py), so nobody waits for it forever while a live replica's reports go on.
 """
 
 import logging
@@ -18,6 +19,7 @@ import matplotlib.pyplot as plt
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from api.chat.instances import THIS_INSTANCE, live_instances
 from api.chat.runtime import ChatRuntime
 from api.evaluation.answer_quality import ask_through_chat, summarise, write_answer_report
 from api.evaluation.export import write_report
@@ -111,7 +113,13 @@ def queue_report(
         raise Invalid(NO_KEY_PHRASES)
     metrics: dict[str, object] = {ANSWERS: {}} if kind == ReportKind.answers else {}  # the kind's marker
     report = EvaluationReport(
-        set_id=set_id, status=ReportStatus.queued, progress=0.0, metrics=metrics, files=[], created_by=user.id
+        set_id=set_id,
+        status=ReportStatus.queued,
+        progress=0.0,
+        metrics=metrics,
+        files=[],
+        created_by=user.id,
+        instance_id=THIS_INSTANCE,
     )
     db.add(report)
     db.flush()
@@ -137,13 +145,24 @@ def report_file(db: Session, report_dir: Path, report_id: int, name: str) -> Pat
     return report_dir / str(report.id) / name
 
 
-def fail_interrupted(database_url: str) -> None:
+def fail_orphaned(database_url: str, stale_seconds: float) -> int:
+    """Fail the reports left queued or running by API processes that are gone (and by none: reports from before
+    the owner was recorded); a live replica's reports go on. How many were failed."""
     with session_scope(database_url) as db:
-        db.execute(
+        failed = db.scalars(
             update(EvaluationReport)
-            .where(EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]))
+            .where(
+                EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]),
+                EvaluationReport.instance_id.is_(None)
+                | EvaluationReport.instance_id.not_in(live_instances(stale_seconds)),
+            )
             .values(status=ReportStatus.failed, error=INTERRUPTED, finished_at=datetime.now(UTC))
-        )
+            .returning(EvaluationReport.id)
+            .execution_options(synchronize_session=False)
+        ).all()
+    if failed:
+        log.warning("failed %d evaluation report(s) left by API processes that are gone", len(failed))
+    return len(failed)
 
 
 def _set_state(database_url: str, report_id: int, **values: object) -> None:
