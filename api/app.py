@@ -15,6 +15,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from api import housekeeping
 from api.chat import instances
 from api.chat import routes as chat
 from api.frontend import built_frontend
@@ -55,15 +56,17 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.database_url, settings.instance_stale_seconds, also_close=(evaluation.fail_orphaned,)
     )
     heartbeat = asyncio.create_task(instances.keep_beating(beating, settings.instance_heartbeat_seconds))
+    tidying = asyncio.create_task(housekeeping.keep_tidy(settings))
     if settings.run_ingestion_jobs:
         app.state.job_worker = JobWorker(app.state.ingest_settings)
         app.state.job_worker.start()
     try:
         yield
     finally:
-        heartbeat.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await heartbeat
+        for task in (heartbeat, tidying):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         app.state.report_executor.shutdown(wait=False, cancel_futures=True)
         if app.state.job_worker is not None:
             app.state.job_worker.stop(timeout=5)

@@ -68,6 +68,12 @@ class ApiSettings(BaseSettings):
         "else are taken at their own address.",
     )
 
+    audit_retention_days: int = Field(
+        365,
+        ge=1,
+        description="Audit log entries older than this are removed (checked hourly by each API process).",
+    )
+
     # single sign-on with the hospital's OpenID Connect provider (off unless OIDC_ISSUER is set)
     oidc_issuer: str | None = Field(
         None,

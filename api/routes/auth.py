@@ -63,7 +63,9 @@ def login(
     try:
         done = login_service.login(db, settings, body.username, body.password, client)
     except login_service.LoginRefused as refused:
-        audit.sign_in(db, body.username, client, refused.status)
+        audit.sign_in(
+            db, body.username, client, refused.status, collapse_seconds=settings.login_window_seconds
+        )
         headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else None
         raise HTTPException(refused.status, refused.detail, headers=headers) from None
     audit.sign_in(db, body.username, client, status.HTTP_200_OK)

@@ -8,20 +8,31 @@ The document goes by the client's name after sanitising (no folders, no odd char
 under the same name is the new version of that procedure. Its bytes are stored under a name of ours
 (`versions/<random>.pdf`), never overwriting the version whose chunks are searchable: the viewer keeps showing
 that one until the new version's job has indexed the new one and swaps them (ingestion removes the copy no
-document uses any more; a failed job leaves the old version live).
+document uses any more; a failed job leaves the old version live). Copies nothing refers to — the job could not be
+queued, a process died in between — are removed: at once when queuing fails, otherwise by `sweep_orphans`
+(api/housekeeping.py runs it).
 """
 
+import logging
 import os
 import re
 import tempfile
+import time
 import unicodedata
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import BinaryIO
 
+from sqlalchemy import select
+
 from api.services.errors import Conflict, Invalid, ServiceError, TooLarge, UnsupportedMedia
+from ingest.database import session_scope
 from ingest.jobs import Version
+from ingest.models import Document, JobFile
+
+log = logging.getLogger(__name__)
 
 PDF_MAGIC = b"%PDF-"
 READ_BLOCK = 1 << 20
@@ -101,6 +112,36 @@ def store_uploads(uploads: list[Upload], folder: Path, max_bytes: int) -> list[V
         os.replace(temporary, copy)
         stored.append(Version(source=folder.resolve() / name, stored=copy.resolve()))
     return stored
+
+
+def remove_copies(stored: list[Version]) -> None:
+    """Remove stored copies no job will read (queuing their job failed)."""
+    _remove([version.stored for version in stored])
+
+
+def sweep_orphans(database_url: str, folder: Path, older_than: timedelta) -> list[Path]:
+    """Remove the stored copies (and unfinished temporaries) under `folder/versions` older than `older_than` that
+    no job file and no document refers to; the removed paths. The grace period spares an upload being stored or
+    queued right now."""
+    copies = folder / VERSIONS
+    if not copies.is_dir():
+        return []
+    cutoff = time.time() - older_than.total_seconds()
+    candidates = [path for path in copies.iterdir() if path.is_file() and path.stat().st_mtime < cutoff]
+    if not candidates:
+        return []
+    with session_scope(database_url) as db:
+        referred = {
+            Path(name).resolve()
+            for column in (JobFile.file_path, Document.file_path)
+            for name in db.scalars(select(column).where(column.is_not(None)))
+            if name is not None
+        }
+    removed = [path for path in candidates if path.resolve() not in referred]
+    _remove(removed)
+    if removed:
+        log.warning("removed %d upload copies that no job or document refers to", len(removed))
+    return removed
 
 
 def _remove(temporaries: list[Path]) -> None:
