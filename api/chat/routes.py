@@ -15,7 +15,7 @@ from api.chat.runtime import ChatRuntime, get_chat_runtime, get_generations
 from api.chat.stopping import Generations
 from api.chat.workers import GenerationRefused, NoWorkerReady
 from api.deps import ClinicianUser, RowId, SessionDep, SettingsDep
-from api.schemas import Text
+from api.schemas import MAX_QUESTION_CHARS, Text
 
 router = APIRouter(prefix="/api", tags=["chat"])
 RuntimeDep = Annotated[ChatRuntime, Depends(get_chat_runtime)]
@@ -28,7 +28,9 @@ FilterValue = Annotated[Text, Field(min_length=1, max_length=200)]
 
 
 class AskRequest(BaseModel):
-    question: Text = Field(min_length=1, max_length=4000, description="The clinician's question, in Dutch.")
+    question: Text = Field(
+        min_length=1, max_length=MAX_QUESTION_CHARS, description="The clinician's question, in Dutch."
+    )
     retrieval_only: bool | None = Field(
         None, description="Documents and passages only, no generated answer (null: the deployment's default)."
     )

@@ -30,7 +30,8 @@ from api.evaluation.report import EvaluationReport as Report
 from api.evaluation.resolution import DocumentResolver, IndexedDocument
 from api.evaluation.runner import Embedders, ask_all
 from api.models import EvaluationReport, EvaluationSet, ReportKind, ReportStatus, User
-from api.services.errors import Invalid, NotFound
+from api.schemas import MAX_QUESTION_CHARS
+from api.services.errors import Conflict, Invalid, NotFound
 from ingest.database import session_scope
 from ingest.models import Document
 from ingest.search.types import SearchIndex
@@ -46,8 +47,10 @@ REPORT_FAILED = (
     "van de API (rapport {report_id})."
 )
 INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
+ONE_AT_A_TIME = "Je hebt al een rapport in de wachtrij of bezig; start het volgende als dat klaar is."
 CONFIGURATION = "chat"  # the chat's own retrieval settings; the name shows in the figures' legend
 MAX_SET_BYTES = 5_000_000
+MAX_SET_QUESTIONS = 2000  # an answer report asks each through the chat: at a few seconds each, over an hour
 NO_KEY_PHRASES = (
     "Een antwoordrapport heeft kernzinnen nodig: een kolom answer met per vraag een zin die het juiste antwoord "
     "moet bevatten (bijvoorbeeld '20 tot 30 seconden'). Deze vragenset heeft er geen."
@@ -72,9 +75,19 @@ def _decoded(data: bytes, name: str) -> str:
 
 def _parsed(text: str, name: str) -> list[EvalQuery]:
     try:
-        return parse_csv(text, name)
+        queries = parse_csv(text, name)
     except QueryFileError as error:
         raise Invalid(f"{name}, regel {error.line}: {error.reason}") from None
+    if len(queries) > MAX_SET_QUESTIONS:
+        raise Invalid(f"{name}: meer dan {MAX_SET_QUESTIONS} vragen ({len(queries)}); splits de set.")
+    for query in queries:
+        if len(query.question) > MAX_QUESTION_CHARS:
+            where = query.id if query.id.startswith("line ") else f"vraag {query.id}"
+            raise Invalid(
+                f"{name}, {where.replace('line ', 'regel ')}: de vraag is langer dan {MAX_QUESTION_CHARS} tekens "
+                "(zoals in de chat)."
+            )
+    return queries
 
 
 def upload_set(db: Session, user: User, name: str, data: bytes) -> EvaluationSet:
@@ -109,6 +122,12 @@ def queue_report(
     labelled = db.get(EvaluationSet, set_id)
     if labelled is None:
         raise NotFound(SET_NOT_FOUND)
+    active = select(EvaluationReport.id).where(
+        EvaluationReport.created_by == user.id,
+        EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]),
+    )
+    if db.scalars(active).first() is not None:
+        raise Conflict(ONE_AT_A_TIME)
     if kind == ReportKind.answers and not any(q.answer for q in parse_csv(labelled.content, labelled.name)):
         raise Invalid(NO_KEY_PHRASES)
     metrics: dict[str, object] = {ANSWERS: {}} if kind == ReportKind.answers else {}  # the kind's marker
