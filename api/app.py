@@ -15,11 +15,12 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from api import housekeeping
 from api.chat import instances
 from api.chat import routes as chat
 from api.frontend import built_frontend
-from api.middleware import BodyLimits, NoStore, too_large_in_dutch
-from api.routes import admin, auth, conversations, documents, evaluator, feedback, health
+from api.middleware import BodyLimits, NoStore, SignedInBeforeBody, too_large_in_dutch
+from api.routes import admin, auth, conversations, documents, evaluator, feedback, health, reference
 from api.services import evaluation, oidc
 from api.services.errors import DATABASE_DOWN, DATABASE_RETRY_AFTER_SECONDS, ServiceError
 from api.settings import ApiSettings
@@ -47,26 +48,25 @@ def _database_down(_request: Request, error: Exception) -> JSONResponse:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Reports left running by a stopped process fail; answers left generating by API processes that are gone
-    are closed, and this process beats its heartbeat while it runs (api/chat/instances.py); in the embedded mode
+    """This process beats its heartbeat while it runs, and closes the answers and evaluation reports that API
+    processes that are gone left behind (api/chat/instances.py); in the embedded mode
     ingestion jobs run on a thread of this process (production: the ingest container)."""
     settings: ApiSettings = app.state.settings
-    evaluation.fail_interrupted(settings.database_url)
-    instances.start(settings.database_url, settings.instance_stale_seconds)
-    heartbeat = asyncio.create_task(
-        instances.keep_beating(
-            settings.database_url, settings.instance_heartbeat_seconds, settings.instance_stale_seconds
-        )
+    beating = instances.start(
+        settings.database_url, settings.instance_stale_seconds, also_close=(evaluation.fail_orphaned,)
     )
+    heartbeat = asyncio.create_task(instances.keep_beating(beating, settings.instance_heartbeat_seconds))
+    tidying = asyncio.create_task(housekeeping.keep_tidy(settings))
     if settings.run_ingestion_jobs:
         app.state.job_worker = JobWorker(app.state.ingest_settings)
         app.state.job_worker.start()
     try:
         yield
     finally:
-        heartbeat.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await heartbeat
+        for task in (heartbeat, tidying):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         app.state.report_executor.shutdown(wait=False, cancel_futures=True)
         if app.state.job_worker is not None:
             app.state.job_worker.stop(timeout=5)
@@ -98,9 +98,8 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     app = FastAPI(
         title="Vraagbaak",
         version="0.1.0",
-        openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
-        swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+        openapi_url=None,  # served to signed-in users only: api/routes/reference.py
+        docs_url=None,
         redoc_url=None,
         lifespan=_lifespan,
     )
@@ -114,6 +113,7 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     if app.state.sso is not None:
         _keep_sso_flow_in_a_cookie(app, settings)
     app.add_middleware(BodyLimits, max_upload_mb=settings.max_upload_mb)
+    app.add_middleware(SignedInBeforeBody, settings=settings)
     app.add_middleware(NoStore)
     app.add_exception_handler(ServiceError, _service_error)
     app.add_exception_handler(OperationalError, _database_down)
@@ -127,6 +127,7 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
         documents.router,
         evaluator.router,
         admin.router,
+        reference.router,
     ):
         app.include_router(router)
     frontend = built_frontend(settings.frontend_dir)

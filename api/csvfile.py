@@ -23,9 +23,13 @@ def restored(cell: str) -> str:
     return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
 
 
-def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+def csv_rows(rows: Iterable[Sequence[object]]) -> str:
+    """Rows as CSV lines, formula-safe (no header: for a file written or streamed in parts)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([inert(name) for name in header])
     writer.writerows([inert(cell) for cell in row] for row in rows)
     return out.getvalue()
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    return csv_rows([header]) + csv_rows(rows)

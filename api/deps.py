@@ -83,15 +83,19 @@ def _unauthorized(detail: str = NOT_SIGNED_IN) -> HTTPException:
     return HTTPException(status.HTTP_401_UNAUTHORIZED, detail, headers={"WWW-Authenticate": "Bearer"})
 
 
-def current_identity(
-    request: Request,
-    db: SessionDep,
-    settings: SettingsDep,
-    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-    cookie: Annotated[str | None, Depends(_cookie)],
+def identify(
+    db: Session,
+    settings: ApiSettings,
+    method: str,
+    bearer: str | None,
+    cookie: str | None,
+    csrf: str | None,
 ) -> Identity:
+    """Who sent a request with this bearer token or session cookie (and, for an unsafe method with the cookie, its
+    CSRF header); 401/403 as an HTTPException. Used by the routes (`IdentityDep`) and by the check that runs before
+    a large body is read (`api.middleware.SignedInBeforeBody`)."""
     if bearer is not None:
-        user = sessions.user_for_api_token(db, bearer.credentials)
+        user = sessions.user_for_api_token(db, bearer)
         if user is None:
             raise _unauthorized()
         identity = Identity(user, None)
@@ -99,19 +103,53 @@ def current_identity(
         login = sessions.find_session(db, cookie, timedelta(minutes=settings.session_idle_minutes))
         if login is None:
             raise _unauthorized()
-        if request.method in UNSAFE_METHODS and not same_token(
-            request.headers.get(CSRF_HEADER), login.csrf_token
-        ):
+        if method in UNSAFE_METHODS and not same_token(csrf, login.csrf_token):
             raise HTTPException(status.HTTP_403_FORBIDDEN, BAD_CSRF)
-        user = db.get(User, login.user_id)
-        if user is None:
+        found = db.get(User, login.user_id)
+        if found is None:
             raise _unauthorized()
-        identity = Identity(user, login)
+        identity = Identity(found, login)
     else:
         raise _unauthorized()
     if identity.user.disabled:
         raise HTTPException(status.HTTP_403_FORBIDDEN, DISABLED)
     return identity
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What a request carries to say who sent it, read from its headers alone (no body, no database)."""
+
+    method: str
+    bearer: str | None
+    cookie: str | None
+    csrf: str | None
+
+    @classmethod
+    def of(cls, request: Request) -> "Credentials":
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        bearer = token.strip() if scheme.lower() == "bearer" and token.strip() else None
+        return cls(
+            request.method, bearer, request.cookies.get(SESSION_COOKIE), request.headers.get(CSRF_HEADER)
+        )
+
+    @property
+    def given(self) -> bool:
+        return self.bearer is not None or bool(self.cookie)
+
+    def identify(self, db: Session, settings: ApiSettings) -> Identity:
+        return identify(db, settings, self.method, self.bearer, self.cookie, self.csrf)
+
+
+def current_identity(
+    request: Request,
+    db: SessionDep,
+    settings: SettingsDep,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    cookie: Annotated[str | None, Depends(_cookie)],
+) -> Identity:
+    token = bearer.credentials if bearer is not None else None
+    return identify(db, settings, request.method, token, cookie, request.headers.get(CSRF_HEADER))
 
 
 IdentityDep = Annotated[Identity, Depends(current_identity)]
@@ -124,17 +162,27 @@ async def current_user(identity: IdentityDep) -> User:
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
+def check_role(user: User, *roles: Role) -> None:
+    """403 unless the user holds any of these roles."""
+    if not user.has_role(*roles):
+        names = " of ".join(role.value for role in roles)
+        raise HTTPException(status.HTTP_403_FORBIDDEN, f"Geen toegang: hiervoor is de rol {names} nodig.")
+
+
 def require_role(*roles: Role) -> Callable[[User], Coroutine[Any, Any, User]]:
     """A dependency that lets through a user holding any of these roles, and refuses others with 403."""
-    names = " of ".join(role.value for role in roles)
 
     async def user_with_role(user: CurrentUser) -> User:
-        if not user.has_role(*roles):
-            raise HTTPException(status.HTTP_403_FORBIDDEN, f"Geen toegang: hiervoor is de rol {names} nodig.")
+        check_role(user, *roles)
         return user
 
     return user_with_role
 
 
+# Chat and feedback are the clinicians' (an admin or evaluator who also asks questions holds the role too); the
+# documents every role works with (clinicians read them, admins manage them, evaluators label sets with them). An
+# account whose roles were all removed reaches neither: only its own session (`/api/auth/me`, logout).
+ClinicianUser = Annotated[User, Depends(require_role(Role.clinician))]
+StaffUser = Annotated[User, Depends(require_role(*Role))]
 AdminUser = Annotated[User, Depends(require_role(Role.admin))]
 EvaluatorUser = Annotated[User, Depends(require_role(Role.evaluator))]

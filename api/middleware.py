@@ -1,4 +1,8 @@
-"""HTTP policies of the whole API: request body limits and no caching of its answers.
+"""HTTP policies of the whole API: who may send a large body, request body limits, no caching of its answers.
+
+The two routes that take large bodies (the PDF upload, the evaluation-set upload) check the caller's session or
+token and role from the headers before the body is read: an anonymous or unentitled caller is answered 401/403
+without a byte of the body being read or spooled to disk (FastAPI would read the whole form first).
 
 Body limits are enforced before any route reads a body (FastAPI parses JSON before the user is known).
 Starlette's limiter counts the bytes as they arrive, with or without Content-Length; this picks its limit by path:
@@ -9,12 +13,20 @@ nginx sets the same limits in production (nginx/templates/vraagbaak.conf.templat
 from fastapi import Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.deps import Credentials, check_role
+from api.models import Role
+from api.services.errors import DATABASE_DOWN, DATABASE_RETRY_AFTER_SECONDS
 from api.services.evaluation import MAX_SET_BYTES
+from api.settings import ApiSettings
+from ingest.database import get_engine
 
 DEFAULT_BODY_LIMIT = 64 * 1024
 MULTIPART_ALLOWANCE = 64 * 1024
@@ -22,6 +34,39 @@ EVALUATION_SET_BODY_LIMIT = MAX_SET_BYTES + MULTIPART_ALLOWANCE
 UPLOAD_PATH = "/api/admin/uploads"
 EVALUATION_SET_PATH = "/api/evaluator/sets"
 TOO_LARGE = "Het verzoek is te groot."
+
+
+# The role each large-body route needs (the route checks it again: this check only runs first).
+LARGE_BODY_ROLES = {UPLOAD_PATH: Role.admin, EVALUATION_SET_PATH: Role.evaluator}
+
+
+class SignedInBeforeBody:
+    """An ASGI middleware: a POST to a large-body route goes on only for a caller signed in with its role."""
+
+    def __init__(self, app: ASGIApp, settings: ApiSettings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        role = LARGE_BODY_ROLES.get(scope["path"]) if scope["type"] == "http" else None
+        if role is None or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        try:
+            await run_in_threadpool(self._check, Credentials.of(Request(scope)), role)
+        except HTTPException as refused:
+            answer = JSONResponse({"detail": refused.detail}, refused.status_code, refused.headers)
+            await answer(scope, receive, send)
+            return
+        except OperationalError:
+            headers = {"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)}
+            await JSONResponse({"detail": DATABASE_DOWN}, 503, headers)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _check(self, credentials: Credentials, role: Role) -> None:
+        with Session(get_engine(self.settings.database_url)) as db:
+            check_role(credentials.identify(db, self.settings).user, role)
 
 
 class BodyLimits:

@@ -125,6 +125,18 @@ class ApiInstance(Base):
     heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class KnownSignInClient(Base):
+    """An address an account signed in from with its password, and when last (services/login.py: a correct
+    password from a known address is let through the address- and account-wide limits, after a delay)."""
+
+    __tablename__ = "known_sign_in_clients"
+    __table_args__ = (Index("ix_known_sign_in_clients_last_at", "last_at"),)
+
+    username: Mapped[str] = mapped_column(String(150), primary_key=True)
+    client: Mapped[str] = mapped_column(String(64), primary_key=True)
+    last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class LoginAttempt(Base):
     """A password login, recorded before its password is checked; the failed and unfinished ones within the
     window count against the login limits (services/login.py), a successful one is marked and no longer counts."""
@@ -287,6 +299,8 @@ class EvaluationReport(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The API process (api_instances.id) the report runs under: failed only once that process is gone.
+    instance_id: Mapped[str | None] = mapped_column(String(32))
 
     @property
     def kind(self) -> ReportKind:

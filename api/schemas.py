@@ -8,6 +8,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from api.models import ReportKind, Role
 from ingest.models import FileStatus, JobStatus
 
+MAX_QUESTION_CHARS = 4000  # a clinician's question in the chat, and a question of an evaluation set
+
 
 def refuse_nul(value: str) -> str:
     """PostgreSQL text cannot hold NUL and SQLite can: refusing it at the edge keeps both databases alike."""

@@ -52,20 +52,47 @@ class ApiSettings(BaseSettings):
         "address (the embedded mode), where it is set only for requests that came over HTTPS.",
     )
     login_attempts: int = Field(
-        5, ge=1, description="Failed logins per name and client address within the window, then 429."
+        5,
+        ge=1,
+        description="Failed logins per name and client address within the window, then 429 even for the right "
+        "password (this account is under attack from this address).",
     )
     login_attempts_per_address: int = Field(
-        30, ge=1, description="Failed logins per client address (any names) within the window."
+        30,
+        ge=1,
+        description="Failed logins per client address (any names) within the window; then only names known at "
+        "that address are checked, after a delay.",
     )
     login_attempts_per_account: int = Field(
-        50, ge=1, description="Failed logins per name (any addresses) within the window."
+        50,
+        ge=1,
+        description="Failed logins per name (any addresses) within the window; then only addresses this name is "
+        "known at are checked, after a delay.",
     )
     login_window_seconds: int = Field(900, ge=1, description="The window of the login limits.")
+    login_known_client_days: float = Field(
+        90,
+        gt=0,
+        description="Past the per-address or per-account limit, a name that signed in from that address within "
+        "this many days is still checked (after a delay); other names get 429.",
+    )
+    login_delay_seconds: float = Field(
+        1.0,
+        ge=0,
+        description="The delay of such a check at the first failure past the limit; it doubles with each further one.",
+    )
+    login_max_delay_seconds: float = Field(10.0, ge=0, description="The longest such delay.")
     forwarded_allow_ips: str = Field(
         "127.0.0.1",
         description="Comma-separated addresses or networks of the reverse proxy whose X-Forwarded-For and "
         "X-Forwarded-Proto are believed (the client address the login limits count); requests from anywhere "
         "else are taken at their own address.",
+    )
+
+    audit_retention_days: int = Field(
+        365,
+        ge=1,
+        description="Audit log entries older than this are removed (checked hourly by each API process).",
     )
 
     # single sign-on with the hospital's OpenID Connect provider (off unless OIDC_ISSUER is set)

@@ -86,6 +86,13 @@ class SpeculativeSettings(BaseSettings):
         description="Wall time from arrival (queue wait included) after which an answer ends with stop reason "
         "`deadline`, unless the request sets its own.",
     )
+    health_stall_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="`/health` answers 503 `stalled` while the answer being decoded is this far past its deadline "
+        "(decoding checks the deadline between steps, so it is stuck: a CUDA hang, a deadlock); the API then sends "
+        "it no questions and Docker marks it unhealthy.",
+    )
     repetition_ngram: int = Field(4, ge=1, description="Repetition guard: the n-gram size of its loop rule.")
     repetition_window: int = Field(
         32,

@@ -53,10 +53,11 @@ def api_process(log: Path, **settings: str) -> Iterator[str]:
 
 @contextmanager
 def running_api(log: Path, **settings: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`api_process`, yielding the process too (a test may kill it)."""
-    port = free_port()
-    environment = {"API_HOST": "127.0.0.1", "API_PORT": str(port), **settings}
-    url = f"http://127.0.0.1:{port}"
+    """`api_process`, yielding the process too (a test may kill it); API_HOST and API_PORT may be given."""
+    host = settings.get("API_HOST", "127.0.0.1")
+    port = int(settings.get("API_PORT") or free_port())
+    environment = {**settings, "API_HOST": host, "API_PORT": str(port)}
+    url = f"http://{host}:{port}"
     with _process(["-m", "api", "serve"], environment, log) as process:
         _wait_ready(f"{url}/api/health", process, log)
         yield url, process

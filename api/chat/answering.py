@@ -52,6 +52,10 @@ WORKER_SILENT_MESSAGE = (
     "De generator reageert niet meer; het antwoord is afgebroken. Wat al geschreven was, is bewaard; stel de vraag "
     "opnieuw."
 )
+WORKER_TIMEOUT_MESSAGE = (
+    "Het taalmodel werd niet op tijd klaar; het antwoord is afgebroken. Wat al geschreven was, is bewaard; stel de "
+    "vraag opnieuw."
+)
 NOT_SAVED_MESSAGE = (
     "Dit antwoord kon nog niet worden bewaard: de database is niet bereikbaar. Het wordt bewaard zodra de database "
     "terug is; neem over wat je nodig hebt voor je deze pagina verlaat."
@@ -60,7 +64,12 @@ USER_STOPPED = "user_stopped"
 CLIENT_DISCONNECTED = "client_disconnected"
 WORKER_FAILED = "worker_failed"
 WORKER_SILENT = "worker_silent"
-FAILURE_MESSAGES = {WORKER_FAILED: WORKER_FAILED_MESSAGE, WORKER_SILENT: WORKER_SILENT_MESSAGE}
+WORKER_TIMEOUT = "worker_timeout"
+FAILURE_MESSAGES = {
+    WORKER_FAILED: WORKER_FAILED_MESSAGE,
+    WORKER_SILENT: WORKER_SILENT_MESSAGE,
+    WORKER_TIMEOUT: WORKER_TIMEOUT_MESSAGE,
+}
 SAVE_RETRY_INTERVAL = 0.5  # seconds between tries to store an answer while the database does not answer
 LATE_SAVE_INTERVAL = 5.0  # seconds between tries once the stream has ended and the answer waits in memory
 # Answers still waiting to be stored after their stream ended (a task without a reference may be collected).
@@ -207,29 +216,45 @@ async def store(runtime: ChatRuntime, prepared: Prepared) -> int:
 
 
 async def stream(runtime: ChatRuntime, prepared: Prepared, message_id: int) -> AsyncIterator[dict[str, Any]]:
-    """The chat's SSE events for one stored message (dicts for sse-starlette)."""
-    yield _event("message", {"message_id": message_id, "conversation_id": prepared.question.conversation_id})
-    not_found = prepared.state == MessageState.not_found
-    yield _event("sources", {"sources": prepared.sources, "not_found": not_found})
-    yield _event("quote", {"quote": prepared.quote})
-    if prepared.stream is None:
-        if not_found:
-            yield _event("delta", {"text": NOT_FOUND_MESSAGE})
-        stats = _with_timings(prepared.stats, prepared.started, prepared.worker_seconds)
-        yield _event("done", _done(message_id, prepared.state, None, stats))
-        return
-    async for event in _generated(runtime, prepared, prepared.stream, message_id):
-        yield event
+    """The chat's SSE events for one stored message (dicts for sse-starlette). The worker stream is closed and the
+    message stored as ended on every way out, also when the client leaves before the answer's first word."""
+    worker = prepared.stream
+    ending = _Ending(worker_seconds=prepared.worker_seconds)
+    try:
+        yield _event(
+            "message", {"message_id": message_id, "conversation_id": prepared.question.conversation_id}
+        )
+        not_found = prepared.state == MessageState.not_found
+        yield _event("sources", {"sources": prepared.sources, "not_found": not_found})
+        yield _event("quote", {"quote": prepared.quote})
+        if worker is None:
+            if not_found:
+                yield _event("delta", {"text": NOT_FOUND_MESSAGE})
+            stats = _with_timings(prepared.stats, prepared.started, prepared.worker_seconds)
+            yield _event("done", _done(message_id, prepared.state, None, stats))
+            return
+        async for event in _generated(runtime, prepared, worker, message_id, ending):
+            yield event
+    finally:
+        if worker is not None:
+            with anyio.CancelScope(shield=True):
+                await worker.aclose()
+                if ending.state is None:  # the client went away (the stream was cancelled or closed)
+                    ending.state, ending.stop_reason = MessageState.stopped, CLIENT_DISCONNECTED
+                    await _finish(runtime, prepared, message_id, ending)
 
 
 async def _generated(
-    runtime: ChatRuntime, prepared: Prepared, worker: WorkerStream, message_id: int
+    runtime: ChatRuntime, prepared: Prepared, worker: WorkerStream, message_id: int, ending: _Ending
 ) -> AsyncIterator[dict[str, Any]]:
-    ending = _Ending(worker_seconds=prepared.worker_seconds)
     stop = runtime.generations.start(message_id)
+    # The API's own limit, whatever the worker sends (its keep-alives come from its event loop, not its decoding).
+    deadline = (
+        time.monotonic() + runtime.settings.answer_timeout_seconds - (time.perf_counter() - prepared.started)
+    )
     try:
         try:
-            async for event in until_stopped(_waited(worker.events(), ending), stop):
+            async for event in until_stopped(_waited(worker.events(), ending), stop, deadline):
                 if isinstance(event, Started):
                     ending.method = event.method
                 elif isinstance(event, Delta):
@@ -241,9 +266,14 @@ async def _generated(
                     if says_not_found(ending.answer):  # the model found no answer in the passages either
                         ending.state, ending.stop_reason = MessageState.not_found, None
             if ending.state is None:
-                stopped = stop.is_set()
-                ending.state = MessageState.stopped if stopped else MessageState.failed
-                ending.stop_reason = USER_STOPPED if stopped else WORKER_FAILED
+                ending.state, ending.stop_reason = _unfinished(stop.is_set(), time.monotonic() >= deadline)
+                if ending.stop_reason == WORKER_TIMEOUT:
+                    log.error(
+                        "message %d: no end from worker %s within ANSWER_TIMEOUT_SECONDS (%g s)",
+                        message_id,
+                        worker.worker_url,
+                        runtime.settings.answer_timeout_seconds,
+                    )
         except WorkerFailed as error:
             log.warning("message %d: worker failed: %s", message_id, error)
             silent = isinstance(error, WorkerSilent)
@@ -257,11 +287,13 @@ async def _generated(
         yield _event("done", _done(message_id, ending.state, ending.stop_reason, stats))
     finally:
         runtime.generations.finish(message_id)
-        with anyio.CancelScope(shield=True):
-            await worker.aclose()
-            if ending.state is None:  # the client went away (the stream was cancelled or closed)
-                ending.state, ending.stop_reason = MessageState.stopped, CLIENT_DISCONNECTED
-                await _finish(runtime, prepared, message_id, ending)
+
+
+def _unfinished(stopped: bool, expired: bool) -> tuple[MessageState, str]:
+    """Why a worker stream ended without its `done`: the user's stop, the API's deadline, or the worker."""
+    if stopped:
+        return MessageState.stopped, USER_STOPPED
+    return MessageState.failed, WORKER_TIMEOUT if expired else WORKER_FAILED
 
 
 async def _waited(events: AsyncIterator[WorkerEvent], ending: _Ending) -> AsyncIterator[WorkerEvent]:

@@ -14,8 +14,8 @@ from api.chat.limits import TooManyQuestions
 from api.chat.runtime import ChatRuntime, get_chat_runtime, get_generations
 from api.chat.stopping import Generations
 from api.chat.workers import GenerationRefused, NoWorkerReady
-from api.deps import CurrentUser, RowId, SessionDep, SettingsDep
-from api.schemas import Text
+from api.deps import ClinicianUser, RowId, SessionDep, SettingsDep
+from api.schemas import MAX_QUESTION_CHARS, Text
 
 router = APIRouter(prefix="/api", tags=["chat"])
 RuntimeDep = Annotated[ChatRuntime, Depends(get_chat_runtime)]
@@ -28,7 +28,9 @@ FilterValue = Annotated[Text, Field(min_length=1, max_length=200)]
 
 
 class AskRequest(BaseModel):
-    question: Text = Field(min_length=1, max_length=4000, description="The clinician's question, in Dutch.")
+    question: Text = Field(
+        min_length=1, max_length=MAX_QUESTION_CHARS, description="The clinician's question, in Dutch."
+    )
     retrieval_only: bool | None = Field(
         None, description="Documents and passages only, no generated answer (null: the deployment's default)."
     )
@@ -70,7 +72,7 @@ async def ask(
     conversation_id: RowId,
     body: AskRequest,
     received: Annotated[float, Depends(_arrival)],
-    user: CurrentUser,
+    user: ClinicianUser,
     db: SessionDep,
     settings: SettingsDep,
     runtime: RuntimeDep,
@@ -124,7 +126,7 @@ async def ask(
 )
 async def stop(
     message_id: RowId,
-    user: CurrentUser,
+    user: ClinicianUser,
     settings: SettingsDep,
     generations: Annotated[Generations | None, Depends(get_generations)],
 ) -> Response:
@@ -133,10 +135,11 @@ async def stop(
     asked = await run_in_threadpool(
         storage.request_stop, settings.database_url, user, message_id, settings.instance_stale_seconds
     )
-    if not asked:
+    # Streamed here: stop at once instead of at the next poll, also when the database no longer counts this process
+    # as the one generating it (another process took it for dead during a database outage and closed it).
+    stopped_here = generations is not None and generations.stop(message_id)
+    if not (asked or stopped_here):
         raise HTTPException(status.HTTP_409_CONFLICT, NOT_GENERATING)
-    if generations is not None:  # streamed here: stop at once instead of at the next poll
-        generations.stop(message_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

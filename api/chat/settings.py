@@ -1,8 +1,8 @@
 """Settings of the chat, read from the environment and `.env` (see `.env.example`, section "chat")."""
 
-from typing import Annotated
+from typing import Annotated, Self
 
-from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
+from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # From `python -m api.evaluation.abstention.study` (docs/evaluation.md, "Knowing when it does not know"). The leg
@@ -61,6 +61,13 @@ class ChatSettings(BaseSettings):
     answer_deadline_seconds: float | None = Field(
         None, gt=0.0, description="Wall time for one answer; unset = the worker's REQUEST_DEADLINE_SECONDS."
     )
+    answer_timeout_seconds: float = Field(
+        180.0,
+        gt=0.0,
+        description="The API's own limit on one answer, from the question's arrival to the worker's last event, "
+        "keep-alives or not: past it the answer ends as `worker_timeout` and the user is told. Keep it above "
+        "ANSWER_DEADLINE_SECONDS (and the workers' REQUEST_DEADLINE_SECONDS, 120), which end a normal answer first.",
+    )
     retrieval_only: bool | None = Field(
         None,
         description="true = never generate (documents and passages only); false = never allow retrieval-only; "
@@ -95,6 +102,16 @@ class ChatSettings(BaseSettings):
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _timeout_after_the_deadline(self) -> Self:
+        """The worker's deadline ends a normal answer; the API's timeout is only for a worker that cannot."""
+        if (
+            self.answer_deadline_seconds is not None
+            and self.answer_timeout_seconds <= self.answer_deadline_seconds
+        ):
+            raise ValueError("ANSWER_TIMEOUT_SECONDS must be more than ANSWER_DEADLINE_SECONDS")
+        return self
 
     @field_validator("worker_urls", mode="before")
     @classmethod

@@ -7,12 +7,15 @@ docs/operations.md), and sets their stop signals; a stop that reaches this proce
 Polling rather than PostgreSQL's LISTEN/NOTIFY: it works the same on SQLite (the embedded mode), needs no
 connection held open per process, and misses nothing across a lost connection.
 
-`until_stopped` races each next worker event against the message's stop signal, so a stop takes effect as soon
-as it is seen, even while the request still waits in the worker's queue.
+`until_stopped` races each next worker event against the message's stop signal and the answer's deadline, so a
+stop takes effect as soon as it is seen, even while the request still waits in the worker's queue, and an answer
+whose worker keeps its connection alive but never finishes (a hung decode) still ends.
 """
 
 import asyncio
 import logging
+import math
+import time
 from collections.abc import AsyncIterator, Callable, Collection
 from typing import TypeVar
 
@@ -68,13 +71,21 @@ class Generations:
                 self.stop(message_id)
 
 
-async def until_stopped(items: AsyncIterator[Item], stop: asyncio.Event) -> AsyncIterator[Item]:
-    """The items of `items` until it ends or `stop` is set, whichever comes first."""
+async def until_stopped(
+    items: AsyncIterator[Item], stop: asyncio.Event, deadline: float = math.inf
+) -> AsyncIterator[Item]:
+    """The items of `items` until it ends, `stop` is set or the `deadline` (a `time.monotonic()` value) passes,
+    whichever comes first."""
     stopped = asyncio.ensure_future(stop.wait())
     try:
         while True:
             step = asyncio.ensure_future(anext(items))
-            await asyncio.wait({step, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            left = deadline - time.monotonic()
+            await asyncio.wait(
+                {step, stopped},
+                timeout=left if left < math.inf else None,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
             if not step.done():
                 step.cancel()
                 await asyncio.gather(step, return_exceptions=True)

@@ -11,7 +11,6 @@ gevonden" on unanswerable questions, looping answers (stopped by the repetition 
 """
 
 import asyncio
-import csv
 import html
 import json
 import logging
@@ -30,6 +29,7 @@ from api.bench.loopback import worker_process
 from api.chat import answering
 from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
+from api.csvfile import csv_text
 from api.evaluation.configs import RetrievalConfig
 from api.evaluation.corpus import CleanedDocument
 from api.evaluation.key_facts import holds_key_fact
@@ -301,12 +301,10 @@ def write_answer_report(
     summary = summarise(observations)
     rows = [asdict(o) for o in observations]
     paths = [out / "answers.csv", out / "answers.json", out / "answers.html"]
-    with paths[0].open("w", newline="", encoding="utf-8") as handle:
-        columns = [name for name in rows[0] if name != "support"] + ["support"] if rows else []
-        writer = csv.DictWriter(handle, columns)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({**row, "support": json.dumps(row["support"], ensure_ascii=False)})
+    columns = [name for name in rows[0] if name != "support"] + ["support"] if rows else []
+    cells = ({**row, "support": json.dumps(row["support"], ensure_ascii=False)} for row in rows)
+    table = csv_text(columns, ([row[name] for name in columns] for row in cells))
+    paths[0].write_text(table, encoding="utf-8", newline="")
     payload = {"title": title, "notes": list(notes), "summary": asdict(summary), "questions": rows}
     paths[1].write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
     paths[2].write_text(_html(title, summary, observations, notes), encoding="utf-8")

@@ -2,12 +2,15 @@
 API tokens, the audit log. Every change is written to the audit log with who made it."""
 
 import json
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile, status
+from fastapi.responses import StreamingResponse
 
 from api.deps import AdminUser, DocumentId, IdentityDep, IndexDep, RowId, SessionDep, SettingsDep
+from api.models import AuditEntry
 from api.schemas import ApiTokenOut, AuditEntryOut, JobCreated, JobOut, UserCreate, UserOut, UserUpdate
 from api.services import admin, audit, sessions, uploads, users
 from api.services.errors import NotFound
@@ -83,11 +86,15 @@ def _queue_uploads(
     action: str,
     target: str | None = None,
 ) -> JobCreated:
-    summary = admin.queue_job(settings.database_url, [], stored)
-    names = [version.name or version.source.name for version in stored]
-    details = {"files": names, "stored_as": [version.source.name for version in stored]}
-    audit.record(db, admin_user, action, target or f"job {summary.id}", details | {"job": summary.id})
-    db.commit()
+    try:
+        summary = admin.queue_job(settings.database_url, [], stored)
+        names = [version.name or version.source.name for version in stored]
+        details = {"files": names, "stored_as": [version.source.name for version in stored]}
+        audit.record(db, admin_user, action, target or f"job {summary.id}", details | {"job": summary.id})
+        db.commit()
+    except BaseException:  # no job will ever read the copies: they go (a queued job's stay for the sweep to judge)
+        uploads.remove_copies(stored)
+        raise
     _wake_job_worker(request)
     return JobCreated(job=job_out(summary))
 
@@ -181,17 +188,28 @@ def revoke_token(token_id: RowId, admin_user: AdminUser, db: SessionDep) -> None
 )
 def export_audit(
     _admin: AdminUser,
-    db: SessionDep,
+    settings: SettingsDep,
     since: Annotated[datetime | None, Query(description="Only entries from this moment on.")] = None,
     format: Annotated[Literal["json", "csv"], Query()] = "json",
 ) -> Response:
-    """The audit log, oldest first: sign-ins (successful or not) and admins' actions."""
-    rows = audit.entries(db, since)
+    """The audit log, oldest first: sign-ins (successful or not) and admins' actions; streamed in batches."""
+    batches = audit.batches(settings.database_url, since)
     if format == "csv":
-        return Response(
-            audit.to_csv(rows),
+        return StreamingResponse(
+            audit.csv_stream(batches),
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": 'attachment; filename="audit.csv"'},
         )
-    body = [AuditEntryOut.model_validate(row).model_dump(mode="json") for row in rows]
-    return Response(json.dumps(body, ensure_ascii=False), media_type="application/json")
+    return StreamingResponse(_json_array(batches), media_type="application/json")
+
+
+def _json_array(batches: Iterator[list[AuditEntry]]) -> Iterator[str]:
+    yield "["
+    separator = ""
+    for batch in batches:
+        for row in batch:
+            yield separator + json.dumps(
+                AuditEntryOut.model_validate(row).model_dump(mode="json"), ensure_ascii=False
+            )
+            separator = ","
+    yield "]"

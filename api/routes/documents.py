@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import FileResponse
 
-from api.deps import MAX_ROW_ID, CurrentUser, DocumentId, IndexDep, SessionDep, SettingsDep
+from api.deps import MAX_ROW_ID, DocumentId, IndexDep, SessionDep, SettingsDep, StaffUser
 from api.schemas import DocumentOut, PassageOut, Text
 from api.services import documents
 from api.services.documents import media_type
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/api/documents", tags=["documents"])
 
 @router.get("")
 def list_documents(
-    _user: CurrentUser,
+    _user: StaffUser,
     db: SessionDep,
     q: Annotated[Text | None, Query(max_length=200, description="Part of the title or file name.")] = None,
     audience: Annotated[Text | None, Query(max_length=100)] = None,
@@ -26,7 +26,7 @@ def list_documents(
 
 
 @router.get("/{document_id}")
-def get_document(document_id: DocumentId, _user: CurrentUser, db: SessionDep) -> DocumentOut:
+def get_document(document_id: DocumentId, _user: StaffUser, db: SessionDep) -> DocumentOut:
     return DocumentOut.model_validate(documents.get_document(db, document_id))
 
 
@@ -42,7 +42,7 @@ def get_document(document_id: DocumentId, _user: CurrentUser, db: SessionDep) ->
     },
 )
 def document_file(
-    document_id: DocumentId, _user: CurrentUser, db: SessionDep, settings: SettingsDep
+    document_id: DocumentId, _user: StaffUser, db: SessionDep, settings: SettingsDep
 ) -> FileResponse:
     path, name = documents.document_file(db, document_id, settings.document_folders)
     return FileResponse(path, media_type="application/pdf", filename=name, content_disposition_type="inline")
@@ -70,7 +70,7 @@ def original_file(
 def get_passage(
     document_id: DocumentId,
     chunk_index: Annotated[int, Path(ge=0, le=MAX_ROW_ID)],
-    _user: CurrentUser,
+    _user: StaffUser,
     db: SessionDep,
     index: IndexDep,
 ) -> PassageOut:

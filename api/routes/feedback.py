@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter
 
-from api.deps import CurrentUser, RowId, SessionDep
+from api.deps import ClinicianUser, RowId, SessionDep
 from api.schemas import DocumentFeedbackIn, DocumentFeedbackOut
 from api.services import feedback
 
@@ -11,7 +11,7 @@ router = APIRouter(prefix="/api/messages", tags=["feedback"])
 
 @router.put("/{message_id}/feedback/{document_id}")
 def put_document_feedback(
-    message_id: RowId, document_id: str, body: DocumentFeedbackIn, user: CurrentUser, db: SessionDep
+    message_id: RowId, document_id: str, body: DocumentFeedbackIn, user: ClinicianUser, db: SessionDep
 ) -> DocumentFeedbackOut:
     """ "Bevat dit document een antwoord op jouw vraag?" and "Is de markering op het juiste deel van de tekst
     geplaatst?" (null = not answered)."""

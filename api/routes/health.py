@@ -1,21 +1,26 @@
-"""Liveness and readiness for nginx, compose health checks and `make demo`; open without authentication.
+"""Liveness for nginx, compose health checks and `make demo`, and readiness for the people who use it.
 
-`status` is `ok` when the database answers (the API can serve sign-in, documents and history); the index and
-the workers are reported so ops see at a glance what else is missing, without failing the API's own check.
+Anonymous: `{"status": "ok"}` while the process serves, without touching the database, the index or a worker
+(nginx rate-limits it too), so it reveals nothing and costs nothing. Signed in: `status` is `ok` when the
+database answers (503 otherwise), with how many workers are ready or loading (the chat page shows "the model is
+loading"). Admins also get the index's counts and the error classes of what is unavailable.
 """
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from api.chat.runtime import pool_from_settings
 from api.chat.settings import ChatSettings
 from api.chat.workers import WorkerPool
-from api.deps import get_index
+from api.deps import Credentials, Identity, get_index
+from api.models import Role
+from api.settings import ApiSettings
 from ingest.database import get_engine
 
 router = APIRouter(tags=["health"])
@@ -51,15 +56,32 @@ def _worker_pool(request: Request) -> WorkerPool:
     return own
 
 
-@router.get("/api/health", responses={503: {"description": "the database does not answer"}})
+@router.get("/api/health", responses={503: {"description": "signed in: the database does not answer"}})
 async def health(request: Request) -> JSONResponse:
-    database = await run_in_threadpool(_database, request.app.state.settings.database_url)
-    index = await run_in_threadpool(_index, request)
-    workers = await _worker_pool(request).summary()
-    body = {
+    credentials = Credentials.of(request)
+    if not credentials.given:
+        return JSONResponse({"status": "ok"})
+    settings: ApiSettings = request.app.state.settings
+    try:
+        identity = await run_in_threadpool(_identity, credentials, settings)
+    except OperationalError:
+        return JSONResponse({"status": "unavailable", "database": "unavailable"}, status_code=503)
+    if identity is None:  # credentials that open nothing: as anonymous
+        return JSONResponse({"status": "ok"})
+    database = await run_in_threadpool(_database, settings.database_url)
+    body: dict[str, Any] = {
         "status": "ok" if database == "ok" else "unavailable",
-        "database": database,
-        "index": index,
-        "workers": workers,
+        "database": database if identity.user.has_role(Role.admin) else database.split(" ")[0],
+        "workers": await _worker_pool(request).summary(),
     }
+    if identity.user.has_role(Role.admin):
+        body["index"] = await run_in_threadpool(_index, request)
     return JSONResponse(body, status_code=200 if database == "ok" else 503)
+
+
+def _identity(credentials: Credentials, settings: ApiSettings) -> Identity | None:
+    with Session(get_engine(settings.database_url)) as db:
+        try:
+            return credentials.identify(db, settings)
+        except HTTPException:
+            return None

@@ -4,8 +4,9 @@ as PNG, into REPORT_DIR/<report id>/.
 
 Two kinds: the retrieval report (Hit@k / MRR) and the answer report (each question asked through the chat's
 own steps: `api.evaluation.answer_quality`, its CSV/JSON/HTML). Reports run on one background thread (they embed
-every question, an answer report also waits for the model); a report left queued or running by a process that
-stopped is marked failed at the next start, so nobody waits for it forever.
+every question, an answer report also waits for the model); each records the API process it runs under, and a
+report left queued or running by a process that is gone is failed by a live one (with the answers that process
+was generating, api/chat/instances.py), so nobody waits for it forever while a live replica's reports go on.
 """
 
 import logging
@@ -18,6 +19,7 @@ import matplotlib.pyplot as plt
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from api.chat.instances import THIS_INSTANCE, live_instances
 from api.chat.runtime import ChatRuntime
 from api.evaluation.answer_quality import ask_through_chat, summarise, write_answer_report
 from api.evaluation.export import write_report
@@ -28,7 +30,8 @@ from api.evaluation.report import EvaluationReport as Report
 from api.evaluation.resolution import DocumentResolver, IndexedDocument
 from api.evaluation.runner import Embedders, ask_all
 from api.models import EvaluationReport, EvaluationSet, ReportKind, ReportStatus, User
-from api.services.errors import Invalid, NotFound
+from api.schemas import MAX_QUESTION_CHARS
+from api.services.errors import Conflict, Invalid, NotFound
 from ingest.database import session_scope
 from ingest.models import Document
 from ingest.search.types import SearchIndex
@@ -44,8 +47,10 @@ REPORT_FAILED = (
     "van de API (rapport {report_id})."
 )
 INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
+ONE_AT_A_TIME = "Je hebt al een rapport in de wachtrij of bezig; start het volgende als dat klaar is."
 CONFIGURATION = "chat"  # the chat's own retrieval settings; the name shows in the figures' legend
 MAX_SET_BYTES = 5_000_000
+MAX_SET_QUESTIONS = 2000  # an answer report asks each through the chat: at a few seconds each, over an hour
 NO_KEY_PHRASES = (
     "Een antwoordrapport heeft kernzinnen nodig: een kolom answer met per vraag een zin die het juiste antwoord "
     "moet bevatten (bijvoorbeeld '20 tot 30 seconden'). Deze vragenset heeft er geen."
@@ -70,9 +75,19 @@ def _decoded(data: bytes, name: str) -> str:
 
 def _parsed(text: str, name: str) -> list[EvalQuery]:
     try:
-        return parse_csv(text, name)
+        queries = parse_csv(text, name)
     except QueryFileError as error:
         raise Invalid(f"{name}, regel {error.line}: {error.reason}") from None
+    if len(queries) > MAX_SET_QUESTIONS:
+        raise Invalid(f"{name}: meer dan {MAX_SET_QUESTIONS} vragen ({len(queries)}); splits de set.")
+    for query in queries:
+        if len(query.question) > MAX_QUESTION_CHARS:
+            where = query.id if query.id.startswith("line ") else f"vraag {query.id}"
+            raise Invalid(
+                f"{name}, {where.replace('line ', 'regel ')}: de vraag is langer dan {MAX_QUESTION_CHARS} tekens "
+                "(zoals in de chat)."
+            )
+    return queries
 
 
 def upload_set(db: Session, user: User, name: str, data: bytes) -> EvaluationSet:
@@ -107,11 +122,23 @@ def queue_report(
     labelled = db.get(EvaluationSet, set_id)
     if labelled is None:
         raise NotFound(SET_NOT_FOUND)
+    active = select(EvaluationReport.id).where(
+        EvaluationReport.created_by == user.id,
+        EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]),
+    )
+    if db.scalars(active).first() is not None:
+        raise Conflict(ONE_AT_A_TIME)
     if kind == ReportKind.answers and not any(q.answer for q in parse_csv(labelled.content, labelled.name)):
         raise Invalid(NO_KEY_PHRASES)
     metrics: dict[str, object] = {ANSWERS: {}} if kind == ReportKind.answers else {}  # the kind's marker
     report = EvaluationReport(
-        set_id=set_id, status=ReportStatus.queued, progress=0.0, metrics=metrics, files=[], created_by=user.id
+        set_id=set_id,
+        status=ReportStatus.queued,
+        progress=0.0,
+        metrics=metrics,
+        files=[],
+        created_by=user.id,
+        instance_id=THIS_INSTANCE,
     )
     db.add(report)
     db.flush()
@@ -137,13 +164,24 @@ def report_file(db: Session, report_dir: Path, report_id: int, name: str) -> Pat
     return report_dir / str(report.id) / name
 
 
-def fail_interrupted(database_url: str) -> None:
+def fail_orphaned(database_url: str, stale_seconds: float) -> int:
+    """Fail the reports left queued or running by API processes that are gone (and by none: reports from before
+    the owner was recorded); a live replica's reports go on. How many were failed."""
     with session_scope(database_url) as db:
-        db.execute(
+        failed = db.scalars(
             update(EvaluationReport)
-            .where(EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]))
+            .where(
+                EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]),
+                EvaluationReport.instance_id.is_(None)
+                | EvaluationReport.instance_id.not_in(live_instances(stale_seconds)),
+            )
             .values(status=ReportStatus.failed, error=INTERRUPTED, finished_at=datetime.now(UTC))
-        )
+            .returning(EvaluationReport.id)
+            .execution_options(synchronize_session=False)
+        ).all()
+    if failed:
+        log.warning("failed %d evaluation report(s) left by API processes that are gone", len(failed))
+    return len(failed)
 
 
 def _set_state(database_url: str, report_id: int, **values: object) -> None:

@@ -13,21 +13,31 @@ replaces a document: a name whose sanitised form is another document's path ("In
 ("… (2).pdf") and the job says so. Bytes are stored under a name of ours (`versions/<random>.<kind>`), never
 overwriting the version whose chunks are searchable: the viewer keeps showing that one until the new version's
 job has indexed the new one and swaps them (ingestion removes the copy no document uses any more; a failed job
-leaves the old version live).
+leaves the old version live). Copies nothing refers to — the job could not be queued, a process died in between —
+are removed: at once when queuing fails, otherwise by `sweep_orphans` (api/housekeeping.py runs it).
 """
 
+import logging
 import os
 import re
 import tempfile
+import time
 import unicodedata
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import BinaryIO
 
+from sqlalchemy import select
+
 from api.services.errors import Conflict, Invalid, ServiceError, TooLarge, UnsupportedMedia
+from ingest.database import session_scope
 from ingest.formats import ACCEPTED, SUFFIXES, Kind, kind_of
 from ingest.jobs import Version, names_in_use
+from ingest.models import Document, JobFile
+
+log = logging.getLogger(__name__)
 
 READ_BLOCK = 1 << 20
 MAX_NAME = 150
@@ -111,10 +121,10 @@ def store_uploads(
             except (TooLarge, UnsupportedMedia) as error:
                 refused.append(error)
     except BaseException:
-        _remove(checked)
+        _remove([file.temporary for file in checked])
         raise
     if refused:
-        _remove(checked)
+        _remove([file.temporary for file in checked])
         raise _refusal(refused, [file.given for file in checked])
     places = [(replace, None)] if replace is not None else _places(database_url, folder.resolve(), checked)
     stored = []
@@ -158,9 +168,39 @@ def _free(wanted: Path, in_use: dict[str, str]) -> Path:
     return place
 
 
-def _remove(files: list[_Checked]) -> None:
-    for file in files:
-        file.temporary.unlink(missing_ok=True)
+def remove_copies(stored: list[Version]) -> None:
+    """Remove stored copies no job will read (queuing their job failed)."""
+    _remove([version.stored for version in stored])
+
+
+def sweep_orphans(database_url: str, folder: Path, older_than: timedelta) -> list[Path]:
+    """Remove the stored copies (and unfinished temporaries) under `folder/versions` older than `older_than` that
+    no job file and no document refers to; the removed paths. The grace period spares an upload being stored or
+    queued right now."""
+    copies = folder / VERSIONS
+    if not copies.is_dir():
+        return []
+    cutoff = time.time() - older_than.total_seconds()
+    candidates = [path for path in copies.iterdir() if path.is_file() and path.stat().st_mtime < cutoff]
+    if not candidates:
+        return []
+    with session_scope(database_url) as db:
+        referred = {
+            Path(name).resolve()
+            for column in (JobFile.file_path, Document.file_path)
+            for name in db.scalars(select(column).where(column.is_not(None)))
+            if name is not None
+        }
+    removed = [path for path in candidates if path.resolve() not in referred]
+    _remove(removed)
+    if removed:
+        log.warning("removed %d upload copies that no job or document refers to", len(removed))
+    return removed
+
+
+def _remove(temporaries: list[Path]) -> None:
+    for temporary in temporaries:
+        temporary.unlink(missing_ok=True)
 
 
 def _refusal(refused: list[ServiceError], good: list[str]) -> ServiceError:

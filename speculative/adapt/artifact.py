@@ -9,6 +9,7 @@ it is loaded onto: LoRA deltas applied to other weights give a different model w
 import errno
 import hashlib
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -21,6 +22,9 @@ SUMS_NAME = "SHA256SUMS"
 TRAINING_NAME = "training.json"
 ADAPTER_FILES = ("adapter_model.safetensors", "adapter_config.json", TRAINING_NAME)
 WEIGHT_SUFFIX = ".safetensors"
+# Files peft or torch would load as weights; each must be listed in the sums.
+WEIGHT_FILE_SUFFIXES = frozenset({".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".pkl"})
+SUMS_LINE = re.compile(r"(?P<digest>[0-9a-fA-F]{64}) [ *](?P<name>[^/\\\x00]+)")
 
 
 class AdapterError(ValueError):
@@ -105,13 +109,15 @@ def verified_training(folder: Path, base_name: str, base_folder: Path) -> dict[s
 
 def checked_record(folder: Path, base_name: str) -> dict[str, Any]:
     """The training record of an adapter whose files match SHA256SUMS and that was trained on `base_name`: what
-    can be checked before the base model is found."""
-    sums_path = folder / SUMS_NAME
-    if not sums_path.is_file():
-        raise AdapterError(f"the adapter {folder} has no {SUMS_NAME}")
-    for line in sums_path.read_text(encoding="utf-8").splitlines():
-        expected, name = line.split(maxsplit=1)
-        path = folder / name.lstrip("*")
+    can be checked before the base model is found. Every file `save_adapter` writes and every weight file in the
+    folder must be listed (peft would load an unlisted `adapter_model.bin` or a weights file the sums skip)."""
+    listed = _read_sums(folder)
+    weights = {path.name for path in folder.iterdir() if path.suffix in WEIGHT_FILE_SUFFIXES}
+    for name in sorted(set(ADAPTER_FILES) | weights):
+        if name not in listed:
+            raise AdapterError(f"the adapter file {folder / name} is not listed in {SUMS_NAME}")
+    for name, expected in listed.items():
+        path = folder / name
         if not path.is_file() or sha256_file(path) != expected:
             raise AdapterError(f"the adapter file {path} is missing or does not match {SUMS_NAME}")
     training: dict[str, Any] = json.loads((folder / TRAINING_NAME).read_text(encoding="utf-8"))
@@ -121,3 +127,17 @@ def checked_record(folder: Path, base_name: str) -> dict[str, Any]:
             f"the adapter {folder} was trained on {base.get('name')!r}, not on GENERATOR_MODEL={base_name!r}"
         )
     return training
+
+
+def _read_sums(folder: Path) -> dict[str, str]:
+    """SHA256SUMS as file name → digest; each line `<64 hex digits>  <name in this folder>`."""
+    sums_path = folder / SUMS_NAME
+    if not sums_path.is_file():
+        raise AdapterError(f"the adapter {folder} has no {SUMS_NAME}")
+    listed: dict[str, str] = {}
+    for number, line in enumerate(sums_path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = SUMS_LINE.fullmatch(line)
+        if match is None:
+            raise AdapterError(f"{sums_path}, line {number}: not `<sha256>  <file name>`")
+        listed[match["name"]] = match["digest"].lower()
+    return listed

@@ -28,6 +28,7 @@ from speculative.engine.target import TargetModel
 from speculative.models.cache import read_manifest
 from speculative.models.production import require_model
 from speculative.settings import SpeculativeSettings
+from speculative.training_state import CheckpointError
 
 SAVE_DTYPES = ("float16", "float32")
 
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     trainer = AdapterTrainer(peft_model, by_split["train"], by_split["val"], hyper, state_path, run_key)
     try:
         resumed = trainer.resume()
-    except RunMismatchError as error:
+    except (RunMismatchError, CheckpointError) as error:
         raise SystemExit(str(error)) from error
     log = lambda line: print(line, file=sys.stderr)  # noqa: E731
     log(

@@ -22,6 +22,7 @@ from tqdm import tqdm
 from transformers import PreTrainedModel
 
 from speculative.adapt.examples import TokenizedExample
+from speculative.training_state import load_training_state
 
 LORA_TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -132,7 +133,7 @@ class AdapterTrainer:
         """Load the checkpoint if there is one; RunMismatchError if it was made with other data or settings."""
         if not self.state_path.is_file():
             return False
-        state = torch.load(self.state_path, map_location=self.device, weights_only=False)
+        state = load_training_state(self.state_path, self.device)
         if state["run_key"] != self.run_key:
             raise RunMismatchError(
                 f"{self.state_path} belongs to another run (data or hyperparameters differ); "

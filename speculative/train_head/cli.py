@@ -25,6 +25,7 @@ from speculative.train_head.sources import (
 )
 from speculative.train_head.train import CHECKPOINT_NAME, HeadTrainer, Hyperparameters, TrainingData
 from speculative.train_head.vocabulary import most_frequent_tokens
+from speculative.training_state import CheckpointError
 
 HELD_OUT_NAME = "held_out.jsonl"
 RUN_NAME = "training.json"
@@ -191,7 +192,11 @@ def train(args: argparse.Namespace) -> int:
     trainer = HeadTrainer(
         head, target.model.get_input_embeddings(), heads.draft_rows(target, head), data, hyper, args.out
     )
-    if trainer.resume():
+    try:
+        resumed = trainer.resume()
+    except CheckpointError as error:
+        raise SystemExit(f"error: {error}") from None
+    if resumed:
         print(f"resuming {args.out} at step {trainer.step} of {trainer.total_steps}", file=sys.stderr)
 
     def save() -> None:

@@ -21,6 +21,7 @@ from tqdm import tqdm
 from speculative.eagle.head import EagleHead
 from speculative.engine.attention_mask import additive_mask
 from speculative.train_head import shards
+from speculative.training_state import load_training_state
 
 CHECKPOINT_NAME = "training_state.pt"
 
@@ -112,7 +113,7 @@ class HeadTrainer:
         path = self.folder / CHECKPOINT_NAME
         if not path.is_file():
             return False
-        state = torch.load(path, map_location="cpu", weights_only=False)
+        state = load_training_state(path, "cpu")
         self.head.load_state_dict(state["head"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])

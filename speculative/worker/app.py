@@ -10,9 +10,11 @@ from fastapi.responses import JSONResponse
 
 from speculative.engine.request import InvalidRequestError
 from speculative.settings import SpeculativeSettings
+from speculative.worker.guard import GenerateGuard
 from speculative.worker.model import MethodUnavailableError
 from speculative.worker.queue import QueueFullError
 from speculative.worker.routes import router
+from speculative.worker.schemas import MAX_BODY_BYTES
 from speculative.worker.service import NotReadyError, PromptTooLongError, WorkerService
 
 
@@ -28,6 +30,7 @@ def create_app(settings: SpeculativeSettings) -> FastAPI:
 
     app = FastAPI(title="Vraagbaak generation worker", lifespan=lifespan)
     app.state.worker = service
+    app.add_middleware(GenerateGuard, token=settings.worker_token, max_body_bytes=MAX_BODY_BYTES)
     app.include_router(router)
     _add_refusals(app, settings.retry_after_seconds)
     return app

@@ -29,6 +29,7 @@ class DecodingQueue:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="decoding")
         self._lock = threading.Lock()
         self._waiting = 0
+        self.current: Job | None = None  # the job on the decoding thread now
 
     @property
     def depth(self) -> int:
@@ -68,4 +69,8 @@ class DecodingQueue:
             job.state = "decoding"
             self._waiting -= 1
             self._metrics.queue_depth.set(self._waiting)
-        self._decode(job)
+            self.current = job
+        try:
+            self._decode(job)
+        finally:
+            self.current = None

@@ -14,6 +14,9 @@ MAX_STOP_CHARS = 100
 MAX_NEW_TOKENS = 32_768
 MAX_DEADLINE_SECONDS = 3600.0
 MAX_METHOD_CHARS = 64
+# The largest body a valid request can need: every character of prompt and passages escaped in JSON (\uXXXX),
+# plus room for the other fields. Larger bodies are refused before they are read (worker/app.py).
+MAX_BODY_BYTES = 6 * (MAX_PROMPT_CHARS + MAX_CONTEXT_CHARS) + 64 * 1024
 
 StopString = Annotated[str, Field(min_length=1, max_length=MAX_STOP_CHARS)]
 EventName = Literal["start", "delta", "done", "error"]

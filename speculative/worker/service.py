@@ -64,6 +64,10 @@ class WorkerService:
 
     def health(self) -> dict[str, Any]:
         queue = {"queue_depth": self.queue.depth, "queue_limit": self.queue.limit}
+        overdue = self._overdue_seconds()
+        if overdue is not None and overdue > self.settings.health_stall_seconds:
+            error = f"the answer being decoded is {overdue:.0f} s past its deadline (a hung decode)"
+            return {"status": "stalled", "error": error} | queue
         if self.model is None:
             status = (
                 {"status": "failed", "error": self.load_error} if self.load_error else {"status": "loading"}
@@ -92,6 +96,14 @@ class WorkerService:
             self.metrics.requests.labels(_refusal(error)).inc()
             raise
         return self._events(job)
+
+    def _overdue_seconds(self) -> float | None:
+        """How far the job on the decoding thread is past its deadline (decoding checks it between steps, so a
+        job far past it is stuck inside one: a CUDA hang, a deadlock); None when none is decoding."""
+        job = self.queue.current
+        if job is None or job.request.deadline is None:
+            return None
+        return time.monotonic() - job.request.deadline
 
     def shutdown(self) -> None:
         self.queue.shutdown()

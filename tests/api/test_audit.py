@@ -42,7 +42,7 @@ def test_sign_ins_are_logged_with_who_when_where_and_how_they_went(
     ]
     first = _log(admin)[0]
     assert before - timedelta(seconds=1) <= datetime.fromisoformat(str(first["at"])) <= datetime.now(UTC)
-    assert first["detail"] == {"method": "password", "status": 401}
+    assert first["detail"] == {"method": "password", "status": 401, "count": 1}
     assert PASSWORD not in json.dumps(_log(admin)) and "wrong password!" not in json.dumps(_log(admin))
 
 

@@ -1,5 +1,6 @@
-"""The health route answers without authentication and tells whether the database, the index and the workers
-are there."""
+"""The health route: anonymous callers learn only that the process serves (no database, index or worker is asked,
+no count or error class is shown); signed-in users see what the chat needs (database up, workers ready); admins
+also see the index's counts and the error classes. The API's own description (OpenAPI, Swagger) needs sign-in."""
 
 import socket
 
@@ -7,8 +8,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from api.models import Role
 from api.settings import ApiSettings
 from ingest.jobs import JobSummary
+from tests.api.conftest import SignIn
+
+UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
 
 
 def _free_port() -> int:
@@ -18,15 +23,43 @@ def _free_port() -> int:
         return port
 
 
-def test_health_reports_the_database_the_index_and_the_workers(
-    client: TestClient, ingested: JobSummary, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def two_silent_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKER_URLS", f"http://127.0.0.1:{_free_port()},http://127.0.0.1:{_free_port()}")
+
+
+@pytest.mark.usefixtures("two_silent_workers")
+def test_anonymous_health_is_liveness_only(client: TestClient, ingested: JobSummary) -> None:
+    response = client.get("/api/health")
+
+    assert (response.status_code, response.json()) == (200, {"status": "ok"})
+
+
+def test_anonymous_health_asks_nothing_of_a_database_that_is_down() -> None:
+    client = TestClient(create_app(ApiSettings(database_url=UNREACHABLE)))
 
     response = client.get("/api/health")
 
-    assert response.status_code == 200
-    body = response.json()
+    assert (response.status_code, response.json()) == (200, {"status": "ok"})
+
+
+@pytest.mark.usefixtures("two_silent_workers")
+def test_a_clinician_sees_the_database_and_the_workers_without_counts(
+    sign_in: SignIn, ingested: JobSummary
+) -> None:
+    ann = sign_in("ann", Role.clinician)
+
+    body = ann.get("/api/health").json()
+
+    assert body == {"status": "ok", "database": "ok", "workers": {"ready": 0, "loading": 0, "total": 2}}
+
+
+@pytest.mark.usefixtures("two_silent_workers")
+def test_an_admin_sees_the_index_counts_too(sign_in: SignIn, ingested: JobSummary) -> None:
+    ada = sign_in("ada", Role.admin)
+
+    body = ada.get("/api/health").json()
+
     assert body["status"] == body["database"] == "ok"
     assert body["index"]["status"] == "ok"
     assert body["index"]["documents"] == 5
@@ -34,11 +67,19 @@ def test_health_reports_the_database_the_index_and_the_workers(
     assert body["workers"] == {"ready": 0, "loading": 0, "total": 2}  # nothing listens on those ports
 
 
-def test_health_reports_unavailable_when_the_database_is_down() -> None:
-    unreachable = "postgresql+psycopg://nobody@127.0.0.1:1/none"
-    client = TestClient(create_app(ApiSettings(database_url=unreachable)))
+def test_signed_in_health_says_503_when_the_database_is_down() -> None:
+    client = TestClient(create_app(ApiSettings(database_url=UNREACHABLE)))
 
-    response = client.get("/api/health")
+    response = client.get("/api/health", headers={"Authorization": "Bearer some-token"})
 
     assert response.status_code == 503
-    assert response.json()["status"] == "unavailable"
+    assert response.json() == {"status": "unavailable", "database": "unavailable"}
+
+
+def test_the_api_description_needs_a_signed_in_user(client: TestClient, sign_in: SignIn) -> None:
+    ann = sign_in("ann", Role.clinician)
+
+    assert client.get("/api/openapi.json").status_code == 401
+    assert client.get("/api/docs").status_code == 401
+    assert "/api/conversations" in ann.get("/api/openapi.json").json()["paths"]
+    assert "swagger" in ann.get("/api/docs").text.lower()

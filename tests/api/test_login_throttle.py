@@ -1,6 +1,7 @@
 """The login limit, kept in the database: per name and client address, per address, per account; an attempt
 counts before its password is checked, so parallel guesses cannot all pass."""
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -24,7 +25,12 @@ BURST = 40
 @pytest.fixture
 def api_settings(api_settings: ApiSettings) -> ApiSettings:
     return api_settings.model_copy(
-        update={"login_attempts": 3, "login_attempts_per_address": 6, "login_attempts_per_account": 8}
+        update={
+            "login_attempts": 3,
+            "login_attempts_per_address": 6,
+            "login_attempts_per_account": 8,
+            "login_delay_seconds": 0.2,
+        }
     )
 
 
@@ -121,3 +127,53 @@ def test_a_disabled_account_answers_exactly_like_a_wrong_password(
     assert disabled.status_code == wrong.status_code == 401
     assert disabled.json() == wrong.json()
     assert "set-cookie" not in disabled.headers
+
+
+def test_colleagues_behind_one_address_keep_signing_in_when_others_mistype_there(
+    app: FastAPI, api_settings: ApiSettings
+) -> None:
+    """A hospital's Citrix/VDI farm or NAT is one address: once its failures pass the address-wide limit, a nurse
+    who signed in from there before still gets in with her password (after a short delay); a name never signed in
+    from there (a password sprayer's) is refused as before."""
+    add_user(api_settings.database_url, "zuster", Role.clinician)
+    add_user(api_settings.database_url, "nieuw", Role.clinician)
+    with browser_at(app, "10.20.0.1") as farm:
+        assert login(farm, "zuster", PASSWORD) == 200  # yesterday
+        for number in range(api_settings.login_attempts_per_address):
+            assert login(farm, f"collega{number}", "tikfout") == 401
+        assert login(farm, "sproeier", "tikfout") == 429  # the address-wide limit holds for unknown names
+
+        began = time.monotonic()
+        assert login(farm, "zuster", PASSWORD) == 200
+        waited = time.monotonic() - began
+        assert login(farm, "nieuw", PASSWORD) == 429
+
+    assert waited >= api_settings.login_delay_seconds
+
+
+def test_an_admin_whose_name_is_known_still_signs_in_from_their_own_address(
+    app: FastAPI, api_settings: ApiSettings
+) -> None:
+    """Failures on the admin's name from many addresses pass the account-wide limit: the admin, at the address they
+    signed in from before, still gets in with the right password (after a delay); a new address is refused."""
+    add_user(api_settings.database_url, "beheerder", Role.admin)
+    with browser_at(app, "10.0.0.5") as desk:
+        assert login(desk, "beheerder", PASSWORD) == 200
+    for number in range(api_settings.login_attempts_per_account):
+        with browser_at(app, f"10.9.0.{number}") as guesser:
+            assert login(guesser, "beheerder", f"gok {number}") == 401
+
+    with browser_at(app, "10.0.0.5") as desk, browser_at(app, "10.9.1.1") as stranger:
+        began = time.monotonic()
+        assert login(desk, "beheerder", PASSWORD) == 200
+        first_wait = time.monotonic() - began
+        assert login(stranger, "beheerder", PASSWORD) == 429
+        assert login(desk, "beheerder", "tikfout") == 401  # checked too, after its delay: one more failure
+        began = time.monotonic()
+        assert login(desk, "beheerder", PASSWORD) == 200
+        second_wait = time.monotonic() - began
+
+    assert first_wait >= api_settings.login_delay_seconds
+    assert (
+        second_wait >= 2 * api_settings.login_delay_seconds
+    )  # the delay grows with the failures past the limit

@@ -28,6 +28,8 @@ from tests.api.conftest import SignIn, add_user
 class Rule(Enum):
     PUBLIC = "anyone"
     USER = "any signed-in user"
+    STAFF = "any role"
+    CLINICIAN = "role clinician"
     ADMIN = "role admin"
     EVALUATOR = "role evaluator"
 
@@ -38,23 +40,22 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/auth/config"): Rule.PUBLIC,
     ("GET", "/api/auth/oidc/login"): Rule.PUBLIC,
     ("GET", "/api/auth/oidc/callback"): Rule.PUBLIC,
-    ("GET", "/api/openapi.json"): Rule.PUBLIC,
-    ("GET", "/api/docs"): Rule.PUBLIC,
-    ("GET", "/api/docs/oauth2-redirect"): Rule.PUBLIC,
+    ("GET", "/api/openapi.json"): Rule.USER,
+    ("GET", "/api/docs"): Rule.USER,
     ("POST", "/api/auth/logout"): Rule.USER,
     ("GET", "/api/auth/me"): Rule.USER,
-    ("GET", "/api/conversations"): Rule.USER,
-    ("POST", "/api/conversations"): Rule.USER,
-    ("GET", "/api/conversations/{conversation_id}"): Rule.USER,
-    ("DELETE", "/api/conversations/{conversation_id}"): Rule.USER,
-    ("PUT", "/api/conversations/{conversation_id}/feedback"): Rule.USER,
-    ("POST", "/api/conversations/{conversation_id}/messages"): Rule.USER,
-    ("POST", "/api/messages/{message_id}/stop"): Rule.USER,
-    ("PUT", "/api/messages/{message_id}/feedback/{document_id}"): Rule.USER,
-    ("GET", "/api/documents"): Rule.USER,
-    ("GET", "/api/documents/{document_id}"): Rule.USER,
-    ("GET", "/api/documents/{document_id}/file"): Rule.USER,
-    ("GET", "/api/documents/{document_id}/passages/{chunk_index}"): Rule.USER,
+    ("GET", "/api/conversations"): Rule.CLINICIAN,
+    ("POST", "/api/conversations"): Rule.CLINICIAN,
+    ("GET", "/api/conversations/{conversation_id}"): Rule.CLINICIAN,
+    ("DELETE", "/api/conversations/{conversation_id}"): Rule.CLINICIAN,
+    ("PUT", "/api/conversations/{conversation_id}/feedback"): Rule.CLINICIAN,
+    ("POST", "/api/conversations/{conversation_id}/messages"): Rule.CLINICIAN,
+    ("POST", "/api/messages/{message_id}/stop"): Rule.CLINICIAN,
+    ("PUT", "/api/messages/{message_id}/feedback/{document_id}"): Rule.CLINICIAN,
+    ("GET", "/api/documents"): Rule.STAFF,
+    ("GET", "/api/documents/{document_id}"): Rule.STAFF,
+    ("GET", "/api/documents/{document_id}/file"): Rule.STAFF,
+    ("GET", "/api/documents/{document_id}/passages/{chunk_index}"): Rule.STAFF,
     ("POST", "/api/admin/uploads"): Rule.ADMIN,
     ("GET", "/api/admin/jobs"): Rule.ADMIN,
     ("GET", "/api/admin/jobs/{job_id}"): Rule.ADMIN,
@@ -76,9 +77,20 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/evaluator/reports/{report_id}/files/{name}"): Rule.EVALUATOR,
 }
 
-# Who is refused each role rule: everyone else holds every other role.
-OTHERS = {Rule.ADMIN: (Role.clinician, Role.evaluator), Rule.EVALUATOR: (Role.clinician, Role.admin)}
-HOLDERS = {Rule.USER: (), Rule.ADMIN: (Role.admin,), Rule.EVALUATOR: (Role.evaluator,)}
+# Who is refused each role rule: everyone else holds every other role (an account with no role holds none).
+OTHERS = {
+    Rule.STAFF: (),
+    Rule.CLINICIAN: (Role.admin, Role.evaluator),
+    Rule.ADMIN: (Role.clinician, Role.evaluator),
+    Rule.EVALUATOR: (Role.clinician, Role.admin),
+}
+HOLDERS = {
+    Rule.USER: (),
+    Rule.STAFF: (Role.evaluator,),
+    Rule.CLINICIAN: (Role.clinician,),
+    Rule.ADMIN: (Role.admin,),
+    Rule.EVALUATOR: (Role.evaluator,),
+}
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 DENIED = {401, 403}
 

@@ -116,7 +116,7 @@ def nginx_before_api(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[NginxSite]:
     yield from start_nginx(
-        nginx_binary, tmp_path_factory.mktemp("nginx"), tls_pair, frontend_build, api_server
+        nginx_binary, tmp_path_factory.mktemp("nginx"), tls_pair, frontend_build, f"127.0.0.1:{api_server}"
     )
 
 

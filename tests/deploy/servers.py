@@ -43,14 +43,18 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def start_nginx(
-    nginx_binary: Path, folder: Path, tls_pair: Path, frontend_build: Path, *upstream_ports: int
+    nginx_binary: Path,
+    folder: Path,
+    tls_pair: Path,
+    frontend_build: Path,
+    upstream: str,
+    *,
+    resolver: str = "127.0.0.1:53",
+    real_ip_from: str = "0.0.0.0/32",
 ) -> Iterator[NginxSite]:
-    """Run the production nginx.conf and site template in the foreground, upstream pointed at loopback.
-
-    Several ports make an upstream of several servers, as the API's service name does in compose when it resolves
-    to every replica's address (docs/operations.md)."""
+    """Run the production nginx.conf and site template in the foreground with the API at `upstream` (`host:port`;
+    a name is resolved at run time through `resolver`, answers kept 1 s)."""
     site = NginxSite(https_port=free_port(), http_port=free_port(), folder=folder)
-    upstream = "; server ".join(f"127.0.0.1:{port}" for port in upstream_ports)
     conf = write_config(
         folder,
         tls_pair,
@@ -58,6 +62,9 @@ def start_nginx(
             "NGINX_HTTPS_LISTEN": f"127.0.0.1:{site.https_port}",
             "NGINX_HTTP_LISTEN": f"127.0.0.1:{site.http_port}",
             "NGINX_API_UPSTREAM": upstream,
+            "NGINX_RESOLVER": resolver,
+            "NGINX_RESOLVER_VALID": "1s",
+            "NGINX_REAL_IP_FROM": real_ip_from,
             "NGINX_FRONTEND_ROOT": str(frontend_build),
             "MAX_UPLOAD_MB": str(UPLOAD_LIMIT_MB),
         },
@@ -65,12 +72,7 @@ def start_nginx(
     log = folder / "nginx.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
-            [
-                str(nginx_binary),
-                *nginx_arguments(folder, conf),
-            ],
-            stdout=output,
-            stderr=subprocess.STDOUT,
+            [str(nginx_binary), *nginx_arguments(folder, conf)], stdout=output, stderr=subprocess.STDOUT
         )
     try:
         wait_until_listening(site.https_port, process, log)

@@ -1,15 +1,19 @@
 """nginx in front of the API: Debian's nginx runs the production config (nginx/) with upstreams on loopback."""
 
 import re
+import socket
 import ssl
 import subprocess
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 from dotenv import dotenv_values
 
 from tests.deploy.conftest import CLINICIAN, PASSWORD
+from tests.deploy.dns import loopback_dns
 from tests.deploy.nginx_site import NginxSite, nginx_arguments, template_placeholders, write_config
 from tests.deploy.servers import UPLOAD_LIMIT_MB, free_port, start_nginx
 
@@ -200,7 +204,7 @@ def test_nginx_limits_the_login_rate_per_address_itself(
 ) -> None:
     """A burst of logins beyond nginx's allowance is answered 429 by nginx (nothing listens upstream: the rest
     get 502)."""
-    for site in start_nginx(nginx_binary, tmp_path, tls_pair, frontend_build, free_port()):
+    for site in start_nginx(nginx_binary, tmp_path, tls_pair, frontend_build, f"127.0.0.1:{free_port()}"):
         with httpx.Client(
             base_url=f"https://localhost:{site.https_port}",
             verify=ssl.create_default_context(cafile=tls_pair / "cert.pem"),
@@ -214,3 +218,155 @@ def test_nginx_limits_the_login_rate_per_address_itself(
     assert set(answers) == {502, 429}, answers
     assert answers.count(429) >= 20, answers
     assert answers[0] == 502, answers
+
+
+class _Replica(ThreadingHTTPServer):
+    """A stand-in API process on its own loopback address: answers every GET with its name."""
+
+    def __init__(self, address: str, port: int) -> None:
+        name = address
+
+        class Answer(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = name.encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+        super().__init__((address, port), Answer)
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+def _answered_by(client: httpx.Client, requests: int = 16) -> list[str]:
+    return [client.get("/api/replica").text for _ in range(requests)]
+
+
+def test_replicas_added_or_recreated_after_nginx_started_get_the_requests(
+    nginx_binary: Path, tls_pair: Path, frontend_build: Path, tmp_path: Path
+) -> None:
+    """`api` is resolved at run time (Docker's DNS in compose, a loopback DNS server here): a replica added after
+    nginx started gets requests, and one recreated at a new address costs no failed request once resolved."""
+    port = free_port()
+    first = _Replica("127.0.0.2", port)
+    with loopback_dns() as (dns, resolver):
+        dns.set("api.vraagbaak.test", "127.0.0.2")
+        for site in start_nginx(
+            nginx_binary, tmp_path, tls_pair, frontend_build, f"api.vraagbaak.test:{port}", resolver=resolver
+        ):
+            with _client(site, tls_pair) as client:
+                before = _answered_by(client)
+                second = _Replica("127.0.0.3", port)
+                dns.set("api.vraagbaak.test", "127.0.0.2", "127.0.0.3")  # docker compose up --scale api=2
+                time.sleep(2)  # NGINX_RESOLVER_VALID (1 s here)
+                scaled = _answered_by(client, 40)
+                first.stop()
+                dns.set("api.vraagbaak.test", "127.0.0.3")  # the first one recreated elsewhere
+                time.sleep(2)
+                recreated = [client.get("/api/replica") for _ in range(16)]
+                second.stop()
+
+    assert set(before) == {"127.0.0.2"}
+    assert set(scaled) == {"127.0.0.2", "127.0.0.3"}
+    assert [(answer.status_code, answer.text) for answer in recreated] == [(200, "127.0.0.3")] * 16
+
+
+def _client(site: NginxSite, tls_pair: Path) -> httpx.Client:
+    return httpx.Client(
+        base_url=f"https://localhost:{site.https_port}",
+        verify=ssl.create_default_context(cafile=tls_pair / "cert.pem"),
+        timeout=30,
+    )
+
+
+def test_nginx_limits_the_anonymous_health_check_per_address(
+    nginx_binary: Path, tls_pair: Path, frontend_build: Path, tmp_path: Path
+) -> None:
+    for site in start_nginx(nginx_binary, tmp_path, tls_pair, frontend_build, f"127.0.0.1:{free_port()}"):
+        with _client(site, tls_pair) as client:
+            answers = [client.get("/api/health").status_code for _ in range(60)]
+
+    assert set(answers) == {502, 429}, answers  # nothing listens upstream: the ones let through get 502
+    assert answers.count(429) >= 20, answers
+
+
+def _holding_upstream() -> tuple[socket.socket, list[socket.socket]]:
+    """An API that accepts uploads and never answers: each upload holds its connection, as a slow one does."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server, held
+
+
+def _upload_head(site: NginxSite, tls_pair: Path) -> ssl.SSLSocket:
+    context = ssl.create_default_context(cafile=tls_pair / "cert.pem")
+    connection = context.wrap_socket(
+        socket.create_connection(("127.0.0.1", site.https_port)), server_hostname="localhost"
+    )
+    connection.sendall(
+        b"POST /api/admin/uploads HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/pdf\r\n"
+        b"Content-Length: 500000\r\n\r\n%PDF-1.7\n" + b"0" * 16_384
+    )
+    connection.settimeout(3)
+    return connection
+
+
+def test_nginx_limits_the_uploads_in_flight_per_address(
+    nginx_binary: Path, tls_pair: Path, frontend_build: Path, tmp_path: Path
+) -> None:
+    upstream, held = _holding_upstream()
+    try:
+        for site in start_nginx(
+            nginx_binary, tmp_path, tls_pair, frontend_build, f"127.0.0.1:{upstream.getsockname()[1]}"
+        ):
+            uploads = [_upload_head(site, tls_pair) for _ in range(2)]
+            time.sleep(0.5)
+            third = _upload_head(site, tls_pair)
+            status = third.recv(4096).split(b"\r\n", 1)[0]
+            for connection in (*uploads, third):
+                connection.close()
+    finally:
+        upstream.close()
+        for connection in held:
+            connection.close()
+
+    assert status == b"HTTP/1.1 429 Too Many Requests"
+
+
+def test_a_load_balancer_in_front_names_the_client_the_login_limits_count(
+    nginx_binary: Path, tls_pair: Path, frontend_build: Path, tmp_path: Path, api_server: int
+) -> None:
+    """With NGINX_REAL_IP_FROM naming the balancer (here: the test itself), its X-Forwarded-For is the client."""
+    guess = {"username": "achter-de-balancer", "password": "geraden"}
+    for site in start_nginx(
+        nginx_binary,
+        tmp_path,
+        tls_pair,
+        frontend_build,
+        f"127.0.0.1:{api_server}",
+        real_ip_from="127.0.0.1/32",
+    ):
+        with _client(site, tls_pair) as client:
+            for _ in range(5):  # LOGIN_ATTEMPTS unset: 5 per name and address
+                seen = client.post("/api/auth/login", json=guess, headers={"X-Forwarded-For": "203.0.113.7"})
+                assert seen.status_code == 401
+            same = client.post("/api/auth/login", json=guess, headers={"X-Forwarded-For": "203.0.113.7"})
+            other = client.post("/api/auth/login", json=guess, headers={"X-Forwarded-For": "203.0.113.8"})
+
+    assert (same.status_code, other.status_code) == (429, 401)

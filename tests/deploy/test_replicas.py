@@ -1,6 +1,7 @@
-"""Two API processes behind the real nginx (an upstream of two servers) over one PostgreSQL database and one worker
-behave as one (issue 25): a stop reaches the stream on either process, the login limits and the per-user chat cap
-count over both, and when one is killed mid-answer the other keeps serving and closes the killed one's answer.
+"""Two API processes behind the real nginx (one name resolving to both, as compose's `api` does) over one PostgreSQL
+database and one worker behave as one (issue 25): a stop reaches the stream on either process, the login limits
+and the per-user chat cap count over both, and when one is killed mid-answer the other keeps serving and closes the
+killed one's answer.
 
 The worker's answers pass a relay that holds each answer after its first words, so an answer is still streaming
 whenever a test stops it or kills its process. The tests share the processes and run in file order: the last one
@@ -32,13 +33,16 @@ from tests.api.chat.conftest import clinician_token
 from tests.api.chat.servers import RecordingRelay
 from tests.api.conftest import PASSWORD
 from tests.conftest import REPO_ROOT, fresh_postgres_database
+from tests.deploy.dns import loopback_dns
 from tests.deploy.nginx_site import NginxSite
-from tests.deploy.servers import start_nginx
+from tests.deploy.servers import free_port, start_nginx
 
 # A stream that is never stopped would hang (its keep-alive pings beat the read timeout): fail it instead. The
 # processes' start (the module's fixture) is not counted.
 pytestmark = pytest.mark.timeout(120, func_only=True)
 
+API_NAME = "api.vraagbaak.test"  # resolved by a DNS server of the test, as Docker's resolves `api`
+FIRST, SECOND = "127.0.0.2", "127.0.0.3"
 QUESTION = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
 HEARTBEAT_SECONDS = 1.0
 STALE_SECONDS = 4.0
@@ -118,12 +122,23 @@ def deployment(
             "ABSTAIN_MIN_BM25": "0",
             "ABSTAIN_MIN_COVERAGE": "",
         }
+        port = str(free_port())  # both replicas listen on it, each on an address of its own, as in compose
         with (
-            running_api(folder / "first.log", **api_settings) as (first_url, first),
-            running_api(folder / "second.log", **api_settings) as (second_url, second),
+            loopback_dns() as (dns, resolver),
+            running_api(folder / "first.log", **api_settings, API_HOST=FIRST, API_PORT=port) as (
+                first_url,
+                first,
+            ),
+            running_api(folder / "second.log", **api_settings, API_HOST=SECOND, API_PORT=port) as (
+                second_url,
+                second,
+            ),
         ):
-            ports = (int(url.rsplit(":", 1)[1]) for url in (first_url, second_url))
-            for site in start_nginx(nginx_binary, folder / "nginx", tls_pair, frontend_build, *ports):
+            dns.set(API_NAME, FIRST, SECOND)
+            upstream = f"{API_NAME}:{port}"
+            for site in start_nginx(
+                nginx_binary, folder / "nginx", tls_pair, frontend_build, upstream, resolver=resolver
+            ):
                 yield Deployment(
                     database_url,
                     Replica(first_url, first),

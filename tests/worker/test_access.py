@@ -1,7 +1,9 @@
 """Only the API may generate: `/generate` needs WORKER_TOKEN as a bearer token; health and metrics stay open.
 A worker listening beyond loopback refuses to start without a token; tokenising never blocks the event loop."""
 
+import socket
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -9,6 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from speculative.settings import SpeculativeSettings
+from speculative.worker.schemas import MAX_BODY_BYTES
 from tests.worker.conftest import WorkerProcess
 
 MAXIMAL_PROMPT = " ".join(f"dosering{i % 97} mg patiënt" for i in range(25_000))[:500_000]
@@ -87,3 +90,45 @@ def test_health_answers_while_maximal_prompts_are_tokenised(chat_worker: WorkerP
 
     assert len(latencies) >= 3
     assert max(latencies) < alone / 2, (alone, sorted(latencies)[-5:])
+
+
+def _status_before_the_body(url: str, declared: int, token: str | None) -> str:
+    """The status line the worker answers after the headers and 64 KB of a `declared`-byte body."""
+    address = httpx.URL(url)
+    authorization = f"Authorization: Bearer {token}\r\n" if token else ""
+    head = (
+        f"POST /generate HTTP/1.1\r\nHost: {address.host}\r\n{authorization}"
+        f"Content-Type: application/json\r\nContent-Length: {declared}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((address.host, address.port), timeout=10) as connection:
+        connection.sendall(head + b'{"prompt": "' + b"a" * 65_536)
+        try:
+            return connection.recv(4096).split(b"\r\n", 1)[0].decode()
+        except TimeoutError:
+            return "no answer: the worker waits for the rest of the body"
+
+
+def test_the_token_is_checked_before_the_body_is_read(chat_worker: WorkerProcess) -> None:
+    assert _status_before_the_body(chat_worker.process.url, 50_000_000, None) == "HTTP/1.1 401 Unauthorized"
+
+
+def test_a_body_larger_than_any_valid_request_is_refused_before_it_is_read(
+    chat_worker: WorkerProcess,
+) -> None:
+    status = _status_before_the_body(chat_worker.process.url, MAX_BODY_BYTES + 1, chat_worker.token)
+
+    assert status == "HTTP/1.1 413 Request Entity Too Large"
+
+
+def test_a_body_without_a_length_is_cut_off_at_the_limit(chat_worker: WorkerProcess) -> None:
+    def endless() -> Iterator[bytes]:
+        yield b'{"prompt": "'
+        for _ in range(MAX_BODY_BYTES // 65_536 + 2):
+            yield b"a" * 65_536
+
+    with httpx.Client(base_url=chat_worker.process.url, timeout=60) as client:
+        response = client.post(
+            "/generate", content=endless(), headers={"Authorization": f"Bearer {chat_worker.token}"}
+        )
+
+    assert response.status_code == 413

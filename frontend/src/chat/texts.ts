@@ -44,6 +44,7 @@ export function stateNote(state: string, stopReason: string | null): string | nu
   if (stopReason === "repetition") return "Het antwoord werd afgebroken omdat het zichzelf herhaalde.";
   if (stopReason === "deadline") return "Het antwoord werd afgebroken: het duurde te lang.";
   if (stopReason === "worker_silent") return WORKER_SILENT;
+  if (stopReason === "worker_timeout") return "Het taalmodel werd niet op tijd klaar; het antwoord werd afgebroken.";
   if (stopReason === "worker_failed") return "Het antwoord werd onderbroken door een fout in het taalmodel.";
   if (stopReason === "api_interrupted")
     return "Het antwoord werd onderbroken: de server die het schreef, viel weg. Stel de vraag opnieuw.";

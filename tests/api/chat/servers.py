@@ -122,7 +122,8 @@ class ScriptedWorker:
     """A real HTTP server on loopback that speaks the worker's protocol (docs/worker.md) from a script: `/health`
     says ready; `POST /generate` answers `start` and one `delta` (`first`), then waits until `finish()` is called and ends
     with a second delta and `done`. Until then it sends nothing at all, not even the keep-alive a real worker
-    sends: a worker that hangs. With `mute` it sends nothing at all, not even the response's headers."""
+    sends: a worker that hangs. With `mute` it sends nothing at all, not even the response's headers. `hung_up` counts
+    the answers whose connection the API closed while they waited."""
 
     FIRST = "Wrijf de handen "
     REST = "minstens dertig seconden."
@@ -131,6 +132,7 @@ class ScriptedWorker:
         self.mute = mute
         self.first, self.rest = first, rest
         self.generate_requests = 0
+        self.hung_up = 0
         self._loop = asyncio.new_event_loop()
         self._finish: asyncio.Event | None = None  # made on the server's loop
         self._ready = threading.Event()
@@ -178,14 +180,14 @@ class ScriptedWorker:
                     await writer.drain()
                     continue
                 self.generate_requests += 1
-                await self._generate(writer)
+                await self._generate(reader, writer)
                 return
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             return  # the API hung up, or the test is over (a cancelled handler would be logged as an error)
         finally:
             writer.close()
 
-    async def _generate(self, writer: asyncio.StreamWriter) -> None:
+    async def _generate(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.mute:
             await asyncio.Event().wait()  # until the API hangs up and this task is cancelled
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
@@ -193,7 +195,13 @@ class ScriptedWorker:
         writer.write(_sse("delta", {"text": self.first}))
         await writer.drain()
         assert self._finish is not None
-        await self._finish.wait()
+        finished, hung_up = asyncio.ensure_future(self._finish.wait()), asyncio.ensure_future(reader.read())
+        await asyncio.wait({finished, hung_up}, return_when=asyncio.FIRST_COMPLETED)
+        if not finished.done():
+            finished.cancel()
+            self.hung_up += 1
+            return
+        hung_up.cancel()
         writer.write(_sse("delta", {"text": self.rest}))
         writer.write(_sse("done", {"stop_reason": "eos", "text": self.first + self.rest, "stats": {}}))
         await writer.drain()

@@ -1,5 +1,6 @@
 """API processes know which of them are alive (the database's `api_instances`), on SQLite and PostgreSQL: an answer
-left generating by a process that is gone is closed at the next start, and only a live process's answer can be
+left generating by a process that is gone is closed by a process that has beaten for a whole stale period itself
+(not at once after a database outage, when every process was silent), and only a live process's answer can be
 stopped or counts against the user's cap. The processes behind nginx: tests/deploy/test_replicas.py."""
 
 from datetime import UTC, datetime, timedelta
@@ -49,11 +50,30 @@ def _states(database_url: str) -> dict[int, tuple[str, str | None]]:
         return {m.id: (m.state, m.stop_reason) for m in db.scalars(select(Message))}
 
 
-def test_a_start_closes_the_answers_of_processes_that_are_gone(database_url: str) -> None:
+def test_the_first_beat_of_a_process_closes_no_answer(database_url: str) -> None:
+    """At start or back from a database outage every other process was silent too: none is taken for dead yet."""
     _, ids = _messages(database_url)
 
     instances.start(database_url, STALE_SECONDS)
 
+    states = _states(database_url)
+    assert (
+        states[ids["dead"]] == states[ids["none"]] == states[ids["live"]] == (MessageState.generating, None)
+    )
+
+
+def test_after_a_whole_stale_period_of_its_own_beats_a_process_closes_the_answers_of_processes_that_are_gone(
+    database_url: str,
+) -> None:
+    _, ids = _messages(database_url)
+    now = [0.0]
+    heartbeat = instances.Heartbeat(database_url, STALE_SECONDS, clock=lambda: now[0])
+
+    closed_at_first = heartbeat.beat()
+    now[0] = STALE_SECONDS
+    closed_later = heartbeat.beat()
+
+    assert (closed_at_first, closed_later) == (0, 2)
     states = _states(database_url)
     assert states[ids["dead"]] == states[ids["none"]] == (MessageState.failed, instances.API_INTERRUPTED)
     assert states[ids["live"]] == (MessageState.generating, None)
