@@ -1,14 +1,17 @@
 """HTTP policies of the whole API: who may send a large body, request body limits, no caching of its answers.
 
-The two routes that take large bodies (the PDF upload, the evaluation-set upload) check the caller's session or
-token and role from the headers before the body is read: an anonymous or unentitled caller is answered 401/403
+The routes that take large bodies (the document upload, a chosen document's new version, the evaluation-set
+upload) check the caller's session or token and role from the headers before the body is read: an anonymous or unentitled caller is answered 401/403
 without a byte of the body being read or spooled to disk (FastAPI would read the whole form first).
 
 Body limits are enforced before any route reads a body (FastAPI parses JSON before the user is known).
 Starlette's limiter counts the bytes as they arrive, with or without Content-Length; this picks its limit by path:
-a small default for every JSON route, the upload size on the PDF upload, a few MB on the evaluation-set upload.
+a small default for every JSON route, the upload size on the document uploads, a few MB on the evaluation-set
+upload.
 nginx sets the same limits in production (nginx/templates/vraagbaak.conf.template).
 """
+
+import re
 
 from fastapi import Request
 from fastapi.exception_handlers import http_exception_handler
@@ -32,12 +35,19 @@ DEFAULT_BODY_LIMIT = 64 * 1024
 MULTIPART_ALLOWANCE = 64 * 1024
 EVALUATION_SET_BODY_LIMIT = MAX_SET_BYTES + MULTIPART_ALLOWANCE
 UPLOAD_PATH = "/api/admin/uploads"
+VERSION_UPLOAD_PATH = re.compile(r"/api/admin/documents/[^/]+/version")
 EVALUATION_SET_PATH = "/api/evaluator/sets"
 TOO_LARGE = "Het verzoek is te groot."
 
 
-# The role each large-body route needs (the route checks it again: this check only runs first).
-LARGE_BODY_ROLES = {UPLOAD_PATH: Role.admin, EVALUATION_SET_PATH: Role.evaluator}
+def large_body_role(path: str) -> Role | None:
+    """The role a large-body route needs (the route checks it again: this check only runs first); None for the
+    other routes."""
+    if path == UPLOAD_PATH or VERSION_UPLOAD_PATH.fullmatch(path):
+        return Role.admin
+    if path == EVALUATION_SET_PATH:
+        return Role.evaluator
+    return None
 
 
 class SignedInBeforeBody:
@@ -48,7 +58,7 @@ class SignedInBeforeBody:
         self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        role = LARGE_BODY_ROLES.get(scope["path"]) if scope["type"] == "http" else None
+        role = large_body_role(scope["path"]) if scope["type"] == "http" else None
         if role is None or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
@@ -74,20 +84,26 @@ class BodyLimits:
 
     def __init__(self, app: ASGIApp, max_upload_mb: int) -> None:
         self.app = app
-        self.limits = {
-            UPLOAD_PATH: max_upload_mb * 1024 * 1024,
-            EVALUATION_SET_PATH: EVALUATION_SET_BODY_LIMIT,
-        }
+        self.upload_limit = max_upload_mb * 1024 * 1024
         self.limited = {
             limit: RequestBodyLimitMiddleware(app, limit)
-            for limit in {DEFAULT_BODY_LIMIT, *self.limits.values()}
+            for limit in {DEFAULT_BODY_LIMIT, self.upload_limit, EVALUATION_SET_BODY_LIMIT}
         }
+
+    def limit(self, path: str) -> int:
+        """The most bytes a request to `path` may send."""
+        role = large_body_role(path)
+        if role is Role.admin:
+            return self.upload_limit
+        if role is Role.evaluator:
+            return EVALUATION_SET_BODY_LIMIT
+        return DEFAULT_BODY_LIMIT
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.limits.get(scope["path"], DEFAULT_BODY_LIMIT)
+        limit = self.limit(scope["path"])
         declared = Headers(scope=scope).get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             # Starlette would answer this one in English, after the route ran up to reading the body.

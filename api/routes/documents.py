@@ -58,7 +58,7 @@ def document_file(
     },
 )
 def original_file(
-    document_id: DocumentId, _user: CurrentUser, db: SessionDep, settings: SettingsDep
+    document_id: DocumentId, _user: StaffUser, db: SessionDep, settings: SettingsDep
 ) -> FileResponse:
     path, name = documents.document_file(db, document_id, settings.document_folders, original=True)
     return FileResponse(

@@ -1,5 +1,5 @@
-"""The two large bodies (a PDF upload, up to MAX_UPLOAD_MB; an evaluation set, a few MB) are read only for a caller
-signed in with the route's role: anyone else is answered 401 or 403 before a byte of the body is read, so anonymous
+"""The large bodies (a document upload or a chosen document's new version, up to MAX_UPLOAD_MB; an evaluation set, a
+few MB) are read only for a caller signed in with the route's role: anyone else is answered 401 or 403 before a byte of the body is read, so anonymous
 uploads cannot fill the API's disk with spooled bodies. Checked on the real API under uvicorn with a raw socket
 that sends the headers and the first block of a large body, then waits for the answer."""
 
@@ -19,6 +19,7 @@ from tests.api.chat.servers import api_server
 from tests.api.conftest import add_user
 
 MEGABYTE = 1024 * 1024
+VERSION_PATH = "/api/admin/documents/1/version"
 ANSWER_SECONDS = 10  # the old API waited for the whole body: no answer in this time
 
 
@@ -59,8 +60,12 @@ def _answer_before_the_body(address: tuple[str, int], path: str, declared: int, 
 
 @pytest.mark.parametrize(
     ("path", "declared"),
-    [("/api/admin/uploads", 40 * MEGABYTE), ("/api/evaluator/sets", 4 * MEGABYTE)],
-    ids=["upload", "evaluation-set"],
+    [
+        ("/api/admin/uploads", 40 * MEGABYTE),
+        (VERSION_PATH, 40 * MEGABYTE),
+        ("/api/evaluator/sets", 4 * MEGABYTE),
+    ],
+    ids=["upload", "new-version", "evaluation-set"],
 )
 def test_a_large_body_of_an_anonymous_caller_is_refused_before_it_is_read(
     api_url: tuple[str, int], path: str, declared: int
@@ -70,8 +75,8 @@ def test_a_large_body_of_an_anonymous_caller_is_refused_before_it_is_read(
 
 @pytest.mark.parametrize(
     ("path", "role"),
-    [("/api/admin/uploads", Role.admin), ("/api/evaluator/sets", Role.evaluator)],
-    ids=["upload", "evaluation-set"],
+    [("/api/admin/uploads", Role.admin), (VERSION_PATH, Role.admin), ("/api/evaluator/sets", Role.evaluator)],
+    ids=["upload", "new-version", "evaluation-set"],
 )
 def test_a_large_body_of_a_user_without_the_role_is_refused_before_it_is_read(
     api_url: tuple[str, int], api_settings: ApiSettings, path: str, role: Role
@@ -85,9 +90,12 @@ def test_a_large_body_of_a_user_without_the_role_is_refused_before_it_is_read(
     )
 
 
-def test_the_role_holder_s_body_is_read(api_url: tuple[str, int], api_settings: ApiSettings) -> None:
+@pytest.mark.parametrize("path", ["/api/admin/uploads", VERSION_PATH], ids=["upload", "new-version"])
+def test_the_role_holder_s_body_is_read_up_to_the_upload_limit(
+    api_url: tuple[str, int], api_settings: ApiSettings, path: str
+) -> None:
     token = _token(api_settings.database_url, "beheerder", Role.admin)
 
-    answer = _answer_before_the_body(api_url, "/api/admin/uploads", 5 * MEGABYTE, token)
+    answer = _answer_before_the_body(api_url, path, 5 * MEGABYTE, token)
 
     assert answer == "no answer: the API waits for the rest of the body"

@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
+import pytest
 from dotenv import dotenv_values
 
 from tests.deploy.conftest import CLINICIAN, PASSWORD
@@ -84,19 +85,22 @@ def test_errors_carry_the_security_headers_too(https: httpx.Client) -> None:
     assert "strict-transport-security" in response.headers
 
 
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [("/api/admin/uploads", "files"), ("/api/admin/documents/1/version", "file")],
+    ids=["upload", "new-version"],
+)
 def test_uploads_over_the_api_limit_are_refused_by_nginx_and_smaller_ones_reach_the_api(
-    https: httpx.Client,
+    https: httpx.Client, path: str, field: str
 ) -> None:
     over = https.post(
-        "/api/admin/uploads",
-        files={
-            "files": ("groot.pdf", b"%PDF-1.7\n" + b"0" * (UPLOAD_LIMIT_MB * MEGABYTE), "application/pdf")
-        },
+        path,
+        files={field: ("groot.pdf", b"%PDF-1.7\n" + b"0" * (UPLOAD_LIMIT_MB * MEGABYTE), "application/pdf")},
     )
     under = https.post(
-        "/api/admin/uploads",
+        path,
         files={
-            "files": (
+            field: (
                 "klein.pdf",
                 b"%PDF-1.7\n" + b"0" * (UPLOAD_LIMIT_MB * MEGABYTE // 2),
                 "application/pdf",
