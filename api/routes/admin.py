@@ -92,7 +92,8 @@ def _queue_uploads(
         details = {"files": names, "stored_as": [version.source.name for version in stored]}
         audit.record(db, admin_user, action, target or f"job {summary.id}", details | {"job": summary.id})
         db.commit()
-    except BaseException:  # no job will ever read the copies: they go (a queued job's stay for the sweep to judge)
+    except BaseException:
+        # No job will ever read the copies: they go (a queued job's stay for the sweep to judge).
         uploads.remove_copies(stored)
         raise
     _wake_job_worker(request)
