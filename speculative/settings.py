@@ -75,7 +75,15 @@ class SpeculativeSettings(BaseSettings):
     queue_limit: int = Field(
         8,
         ge=0,
-        description="Requests that may wait behind the one being decoded; more get 503 with Retry-After.",
+        description="Requests that may wait behind those being decoded (MAX_BATCH); more get 503 with Retry-After.",
+    )
+    max_batch: int = Field(
+        4,
+        ge=1,
+        le=256,
+        description="Answers decoded together: one target forward verifies the draft trees of up to this many "
+        "(continuous batching; each answer's text is what it would be alone). 1 = one answer at a time. Size it "
+        'for a GPU by its memory and the goal latency (docs/worker.md, "Sizing MAX_BATCH").',
     )
     retry_after_seconds: int = Field(
         5, ge=1, description="The Retry-After of a 503 (queue full, still loading)."
@@ -123,8 +131,9 @@ class SpeculativeSettings(BaseSettings):
     )
     cost_model_dir: Path | None = Field(
         Path(".data/cost-models"),
-        description="Where the worker caches the measured verification costs per model, device and dtype (a few "
-        "seconds to measure at start-up); None = measure at every start.",
+        description="Where the worker caches the measured verification costs per model, device and dtype; when "
+        "missing, it serves at once with the prior tree budget and measures them while idle; None = measure at "
+        "every start.",
     )
     max_new_tokens: int = Field(512, ge=1, description="Default answer length cap of a request, in tokens.")
     stop_strings: list[str] = Field(

@@ -1,6 +1,7 @@
 """The generation workers: pick the least-loaded ready one, stream its answer as typed events (docs/worker.md).
 
-Each worker's `/health` (ready or not, queue depth and limit) is asked at most once per `health_ttl`; between
+Each worker's `/health` (ready or not, queue depth and limit, answers decoding and its batch size) is asked at
+most once per `health_ttl`; between
 asks the pool adds the requests it holds a place for itself, so a burst spreads over the workers instead of piling
 onto the one that looked idle a moment ago. A worker that cannot be reached, answers 503 or is full is skipped;
 when none is left the caller gets `NoWorkerReady` with the seconds to wait, which the route turns into 503 +
@@ -268,10 +269,13 @@ class WorkerPool:
             health = {}
         worker.ready = health.get("status") == "ready"
         worker.loading = health.get("status") == "loading"
-        worker.queue_depth = int(health.get("queue_depth") or 0)
+        # what the worker holds: those waiting and those it decodes together (MAX_BATCH; a worker that does not
+        # say decodes one); it holds at most its queue and its batch, less the one place we always kept spare
+        worker.queue_depth = int(health.get("queue_depth") or 0) + int(health.get("decoding") or 0)
         worker.ours_at_check = worker.in_flight
         limit = health.get("queue_limit")
-        worker.queue_limit = int(limit) if limit is not None else None
+        batch = int(health.get("max_batch") or 1)
+        worker.queue_limit = int(limit) + batch - 1 if limit is not None else None
         worker.model = health.get("model")
 
     async def _connect(self, worker: _Worker, request: GenerationRequest) -> WorkerStream:

@@ -18,12 +18,13 @@ class TreeBudget(Protocol):
         """Drafted nodes (root excluded) the drafters may propose for the next tree."""
         ...
 
-    def select(self, tree: DraftTree, draft_seconds: float) -> DraftTree:
-        """The part of the drafted tree to verify (ancestor-closed); `draft_seconds` is what drafting it took."""
+    def select(self, tree: DraftTree, draft_seconds: float, other_rows: int = 0) -> DraftTree:
+        """The part of the drafted tree to verify (ancestor-closed); `draft_seconds` is what drafting it took,
+        `other_rows` the rows other answers bring to the same batched forward."""
         ...
 
-    def observe(self, result: VerificationResult, verify_seconds: float) -> None:
-        """What the last verified tree achieved, and what its forward took."""
+    def observe(self, result: VerificationResult, verify_seconds: float, other_rows: int = 0) -> None:
+        """What the last verified tree achieved, and what its forward took (with `other_rows` rows of others)."""
         ...
 
 

@@ -7,14 +7,15 @@ it need not even rise monotonically (on that CPU an odd number of rows costs up 
 one: 3 rows more than 4, 13 more than 14), so every size is measured. It is measured after a typical prefill (attention over the context is part of the cost),
 interleaving the sizes over several repeats and keeping the median, and stored as JSON keyed by everything that
 changes it (model config, device, dtype, attention kernel, torch version), so a worker restart reuses it and a
-change of any of them measures again.
+change of any of them measures again. A server measures a forward at a time in its idle moments
+(`CostMeasurement`) and serves meanwhile with a prior tree budget (`budget/prior.py`).
 """
 
 import hashlib
 import json
 import logging
 import statistics
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,56 @@ def _architecture(target: TargetModel) -> str:
     return json.dumps(kept, sort_keys=True, default=str)
 
 
-@torch.inference_mode()
+class CostMeasurement:
+    """A measurement run one forward at a time (`step`), so a server can measure in the moments it is idle.
+
+    Times verification forwards of each size after a `prefill_tokens` prefill, interleaving the sizes over
+    `repeats` rounds and keeping each size's median; `result` holds the cost model once every forward has run."""
+
+    def __init__(
+        self,
+        target: TargetModel,
+        identity: dict[str, str],
+        rows: Sequence[int] = TREE_ROWS,
+        prefill_tokens: int = PREFILL_TOKENS,
+        repeats: int = REPEATS,
+    ) -> None:
+        self.result: CostModel | None = None
+        self._forwards = self._run(target, identity, rows, prefill_tokens, repeats)
+
+    @torch.inference_mode()
+    def step(self) -> bool:
+        """Run the next forward (the first one: the prefill); True once the cost model is complete."""
+        if self.result is None:
+            try:
+                next(self._forwards)
+            except StopIteration as finished:
+                self.result = finished.value
+        return self.result is not None
+
+    @staticmethod
+    def _run(
+        target: TargetModel, identity: dict[str, str], rows: Sequence[int], prefill_tokens: int, repeats: int
+    ) -> Generator[None, None, CostModel]:
+        vocab = int(target.config.vocab_size)
+        prompt = [1 + (7919 * position) % (vocab - 1) for position in range(prefill_tokens)]
+        cache = KVCache()
+        target.prefill(prompt, cache)
+        trees = {size: _chain(prompt[-1], size, vocab) for size in rows}
+        yield  # each pause comes before a forward, so the step running the last one completes the result
+        target.verify(trees[rows[-1]], cache)  # the first forward of a size pays for allocations
+        cache.keep(prefill_tokens, ())
+        times: dict[int, list[float]] = {size: [] for size in rows}
+        for _ in range(repeats):
+            for size in rows:
+                yield
+                started = synced_clock(target.device)
+                target.verify(trees[size], cache)
+                times[size].append(synced_clock(target.device) - started)
+                cache.keep(prefill_tokens, ())
+        return CostModel(identity, tuple(rows), tuple(statistics.median(times[size]) for size in rows))
+
+
 def measure(
     target: TargetModel,
     identity: dict[str, str],
@@ -105,24 +155,14 @@ def measure(
     prefill_tokens: int = PREFILL_TOKENS,
     repeats: int = REPEATS,
 ) -> CostModel:
-    """Time verification forwards of each size after a `prefill_tokens` prefill (median of interleaved repeats).
+    """The whole measurement at once (`CostMeasurement` run to its end).
 
     The GPU check (`speculative.gpu_check`) times its Llama-3-8B-shaped model with this same function."""
-    vocab = int(target.config.vocab_size)
-    prompt = [1 + (7919 * position) % (vocab - 1) for position in range(prefill_tokens)]
-    cache = KVCache()
-    target.prefill(prompt, cache)
-    trees = {size: _chain(prompt[-1], size, vocab) for size in rows}
-    target.verify(trees[rows[-1]], cache)  # the first forward of a size pays for allocations
-    cache.keep(prefill_tokens, ())
-    times: dict[int, list[float]] = {size: [] for size in rows}
-    for _ in range(repeats):
-        for size in rows:
-            started = synced_clock(target.device)
-            target.verify(trees[size], cache)
-            times[size].append(synced_clock(target.device) - started)
-            cache.keep(prefill_tokens, ())
-    return CostModel(identity, tuple(rows), tuple(statistics.median(times[size]) for size in rows))
+    measurement = CostMeasurement(target, identity, rows, prefill_tokens, repeats)
+    while not measurement.step():
+        pass
+    assert measurement.result is not None
+    return measurement.result
 
 
 def _chain(root: int, rows: int, vocab: int) -> DraftTree:
@@ -133,16 +173,33 @@ def _chain(root: int, rows: int, vocab: int) -> DraftTree:
 
 def load_or_measure(target: TargetModel, identity: dict[str, str], directory: Path | None) -> CostModel:
     """The cached cost model of this identity, or a fresh measurement (stored when `directory` is writable)."""
-    path = None if directory is None else directory / f"{_digest(identity)}.json"
-    if path is not None and path.is_file():
-        cached = _read(path)
-        if cached is not None and cached.identity == identity:
-            return cached
+    cached = load_cached(identity, directory)
+    if cached is not None:
+        return cached
     log.info("measuring the verification cost model of %s on %s", identity["model"], identity["device"])
     model = measure(target, identity)
+    store(model, directory)
+    return model
+
+
+def load_cached(identity: dict[str, str], directory: Path | None) -> CostModel | None:
+    """The cost model of this identity cached in `directory`, if there is a readable one."""
+    path = _path(identity, directory)
+    if path is None or not path.is_file():
+        return None
+    cached = _read(path)
+    return cached if cached is not None and cached.identity == identity else None
+
+
+def store(model: CostModel, directory: Path | None) -> None:
+    """Cache `model` in `directory` (None: nowhere), so that the next start reuses it."""
+    path = _path(model.identity, directory)
     if path is not None:
         _write(path, model)
-    return model
+
+
+def _path(identity: dict[str, str], directory: Path | None) -> Path | None:
+    return None if directory is None else directory / f"{_digest(identity)}.json"
 
 
 def _digest(identity: dict[str, str]) -> str:

@@ -18,10 +18,10 @@ class FixedTreeBudget:
     def nodes_for_next_step(self) -> int:
         return self.nodes
 
-    def select(self, tree: DraftTree, draft_seconds: float) -> DraftTree:
+    def select(self, tree: DraftTree, draft_seconds: float, other_rows: int = 0) -> DraftTree:
         return tree
 
-    def observe(self, result: VerificationResult, verify_seconds: float) -> None:
+    def observe(self, result: VerificationResult, verify_seconds: float, other_rows: int = 0) -> None:
         """A fixed budget learns nothing."""
 
 

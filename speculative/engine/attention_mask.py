@@ -7,7 +7,7 @@ dtype's minimum hidden) is required: a bool mask is silently wrong under `eager`
 a key being visible iff `query position − key position < window`.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import torch
 
@@ -46,6 +46,35 @@ def tree_attention_mask(
         layer_type: additive_mask(visible_keys(past_length, ancestors, positions, window), dtype)
         for layer_type, window in layer_windows.items()
     }
+    if len(masks) == 1:
+        return next(iter(masks.values()))
+    return masks
+
+
+def batch_tree_attention_mask(
+    lengths: Sequence[int],
+    width: int,
+    trees: Sequence[tuple[torch.Tensor, torch.Tensor]],
+    rows: int,
+    layer_windows: Mapping[str, int | None],
+    dtype: torch.dtype,
+) -> LayerMask:
+    """The mask argument for a batched tree forward: `[answers, 1, rows, width + rows]` per layer type.
+
+    Answer b's prefix is the first `lengths[b]` of `width` cached positions; its tree (`(ancestors, positions)`)
+    fills the first of the `rows` new positions, which follow the `width` cached ones. Each tree row sees its
+    answer's prefix and its ancestors; a padding row (beyond the answer's tree) sees only itself."""
+    masks = {}
+    for layer_type, window in layer_windows.items():
+        visible = torch.zeros(len(trees), rows, width + rows, dtype=torch.bool)
+        for answer, (length, (ancestors, positions)) in enumerate(zip(lengths, trees, strict=True)):
+            count = ancestors.shape[0]
+            own = visible_keys(length, ancestors, positions, window)
+            visible[answer, :count, :length] = own[:, :length]
+            visible[answer, :count, width : width + count] = own[:, length:]
+            padding = torch.arange(count, rows)
+            visible[answer, padding, width + padding] = True
+        masks[layer_type] = additive_mask(visible, dtype)[0, 0][:, None]
     if len(masks) == 1:
         return next(iter(masks.values()))
     return masks

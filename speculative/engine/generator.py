@@ -1,12 +1,13 @@
 """The speculative decoding loop: prefill → (draft → verify → accept → compact)* with greedy, lossless acceptance.
 
-One `SpeculativeGenerator` serves requests one at a time (batch 1) with one drafting method. `generate` validates
-the request before any compute and returns a `Generation`: iterate it for text deltas as tokens are accepted,
-then read `result` (token ids, text, stop reason, statistics).
+A `SpeculativeGenerator` holds one drafting method over the target. `generate` validates the request before any
+compute and returns a `Generation`: iterate it for text deltas as tokens are accepted (it decodes alone, batch 1),
+then read `result` (token ids, text, stop reason, statistics). Its phases (`start`, `draft`, `accept`, `advance`,
+`finish`) are public so that a `BatchDecoder` can verify the trees of several answers in one forward.
 """
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -85,6 +86,11 @@ class Generation:
         self._cache = KVCache()
         self._stats = GenerationStats(prompt_tokens=len(self._prompt_ids))
         self._result: GenerationResult | None = None
+        self._sequence: list[int] = []  # committed ids: the prompt, then the answer; the last one is the root
+        self._new_hidden = torch.empty(0)  # the target's features of the ids committed by the last forward
+        self._decode_started = 0.0
+        self._tree: DraftTree | None = None  # drafted, not yet verified
+        self._draft_seconds = 0.0
 
     @property
     def result(self) -> GenerationResult:
@@ -107,20 +113,79 @@ class Generation:
         """One delta per decoding step, empty ones included: a consumer can stop between any two steps."""
         return self._deltas()
 
-    def _deltas(self) -> Iterator[str]:
+    @property
+    def cache(self) -> KVCache:
+        """This answer's own KV cache: its prompt after `start` (a batch takes it over from there)."""
+        return self._cache
+
+    @property
+    def finished(self) -> bool:
+        """Whether the answer has stopped (a stop token or string, its length, a loop or its deadline)."""
+        return self._answer.stop_reason is not None
+
+    def start(self) -> str:
+        """Run the prompt (prefill); the target's first choice is the first token and the root of the first tree."""
         started = self._now()
-        sequence, new_hidden = self._prefill()
-        decode_started = self._now()
-        self._stats.prefill_seconds = decode_started - started
-        yield self._answer.add(sequence[-1:])
-        while self._answer.stop_reason is None:
-            result, new_hidden = self._step(sequence, new_hidden)
-            sequence.extend(result.new_tokens)
-            yield self._answer.add(result.new_tokens)
-            if self._deadline is not None and time.monotonic() >= self._deadline:
-                self._answer.stop(StopReason.DEADLINE)
-        yield self._answer.finish()
-        self._stats.decode_seconds = self._now() - decode_started
+        output = self._target.prefill(self._prompt_ids, self._cache)
+        root = int(output.logits[-1].argmax())
+        self._sequence = [*self._prompt_ids, root]
+        self._new_hidden = output.hidden_states
+        self._decode_started = self._now()
+        self._stats.prefill_seconds = self._decode_started - started
+        return self._answer.add([root])
+
+    def draft(self, other_rows: int = 0) -> DraftTree:
+        """The next tree to verify: drafted, then trimmed by the tree budget. `other_rows`: the rows the other
+        answers of a batched forward bring to it (the budget weighs this tree's rows against the whole forward)."""
+        budget = self._budget
+        context = DraftContext(
+            sequence=self._sequence,
+            prompt_length=len(self._prompt_ids),
+            new_hidden_states=self._new_hidden,
+            max_nodes=budget.nodes_for_next_step(),
+            max_depth=self._answer.remaining_tokens - 1,
+            stop_token_ids=self._generator.stop_token_ids,
+            context_ids=self._context_ids,
+        )
+        started = self._now()
+        proposed = self._within_depth(self._drafter.propose(context), context)
+        tree = budget.select(proposed, self._now() - started, other_rows)
+        self._draft_seconds = self._now() - started
+        self._tree = tree
+        return tree
+
+    def accept(self, target_tokens: Sequence[int]) -> VerificationResult:
+        """What the target's greedy choices at each row of the drafted tree accept (the rows to keep in the cache:
+        `committed_rows`)."""
+        if self._tree is None:
+            raise RuntimeError("accept needs a drafted tree (draft) first")
+        return verify_greedy(self._tree, target_tokens)
+
+    def advance(
+        self,
+        result: VerificationResult,
+        hidden_states: torch.Tensor,
+        verify_seconds: float,
+        other_rows: int = 0,
+    ) -> str:
+        """Commit an accepted step: the drafter, the budget and the statistics learn from it and the answer grows;
+        returns the text that became final. `hidden_states`: the target's features of the tree's rows;
+        `verify_seconds`: what the forward took (with `other_rows` rows of other answers in it)."""
+        self._tree = None
+        self._stats.record_step(result, draft_seconds=self._draft_seconds, verify_seconds=verify_seconds)
+        self._drafter.observe(result)
+        self._budget.observe(result, verify_seconds, other_rows)
+        self._new_hidden = hidden_states[list(result.committed_rows)]
+        self._sequence.extend(result.new_tokens)
+        delta = self._answer.add(result.new_tokens)
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            self._answer.stop(StopReason.DEADLINE)
+        return delta
+
+    def finish(self) -> str:
+        """End the answer (the text still held back) and set `result`."""
+        tail = self._answer.finish()
+        self._stats.decode_seconds = self._now() - self._decode_started
         self._stats.new_tokens = len(self._answer.token_ids)
         self._result = GenerationResult(
             token_ids=list(self._answer.token_ids),
@@ -128,39 +193,19 @@ class Generation:
             stop_reason=self._answer.stop_reason or StopReason.LENGTH,
             stats=self._stats,
         )
+        return tail
 
-    def _prefill(self) -> tuple[list[int], torch.Tensor]:
-        """Run the prompt; the target's first choice becomes the root of the first tree."""
-        output = self._target.prefill(self._prompt_ids, self._cache)
-        root = int(output.logits[-1].argmax())
-        return [*self._prompt_ids, root], output.hidden_states
-
-    def _step(self, sequence: list[int], new_hidden: torch.Tensor) -> tuple[VerificationResult, torch.Tensor]:
-        """Draft, verify in one forward, keep the accepted path in the cache; returns the committed features."""
-        budget = self._budget
-        max_depth = self._answer.remaining_tokens - 1
-        context = DraftContext(
-            sequence=sequence,
-            prompt_length=len(self._prompt_ids),
-            new_hidden_states=new_hidden,
-            max_nodes=budget.nodes_for_next_step(),
-            max_depth=max_depth,
-            stop_token_ids=self._generator.stop_token_ids,
-            context_ids=self._context_ids,
-        )
-        started = self._now()
-        proposed = self._within_depth(self._drafter.propose(context), context)
-        tree = budget.select(proposed, self._now() - started)
-        drafted = self._now()
-        past_length = len(self._cache)
-        output = self._target.verify(tree, self._cache)
-        result = verify_greedy(tree, output.logits.argmax(dim=-1).tolist())
-        self._cache.keep(past_length, result.committed_rows)
-        verify_seconds = self._now() - drafted
-        self._stats.record_step(result, draft_seconds=drafted - started, verify_seconds=verify_seconds)
-        self._drafter.observe(result)
-        budget.observe(result, verify_seconds)
-        return result, output.hidden_states[list(result.committed_rows)]
+    def _deltas(self) -> Iterator[str]:
+        yield self.start()
+        while not self.finished:
+            tree = self.draft()
+            started = self._now()
+            past_length = len(self._cache)
+            output = self._target.verify(tree, self._cache)
+            result = self.accept(output.logits.argmax(dim=-1).tolist())
+            self._cache.keep(past_length, result.committed_rows)
+            yield self.advance(result, output.hidden_states, self._now() - started)
+        yield self.finish()
 
     @staticmethod
     def _within_depth(tree: DraftTree, context: DraftContext) -> DraftTree:

@@ -6,10 +6,11 @@ from pathlib import Path
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from speculative.adapt.merge import adapter_folder, merge_adapter
-from speculative.budget.adaptive import AdaptiveTreeBudget, long_run_history
+from speculative.budget.adaptive import long_run_history
 from speculative.budget.base import TreeBudgetFactory
 from speculative.budget.cost_model import CostModel, load_or_measure, model_identity
 from speculative.budget.fixed import FixedTreeBudget, default_tree_nodes
+from speculative.budget.prior import CostModelSlot, PriorThenAdaptive
 from speculative.drafters.registry import drafter_factory
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.stopping import model_stop_token_ids
@@ -33,8 +34,12 @@ def load_target(settings: SpeculativeSettings) -> tuple[TargetModel, PreTrainedT
 
 def load_cost_model(settings: SpeculativeSettings, target: TargetModel) -> CostModel:
     """The device's verification costs for this target: cached in COST_MODEL_DIR, measured when missing."""
-    identity = model_identity(target, settings.generator_model, settings.attention)
-    return load_or_measure(target, identity, settings.cost_model_dir)
+    return load_or_measure(target, cost_model_identity(settings, target), settings.cost_model_dir)
+
+
+def cost_model_identity(settings: SpeculativeSettings, target: TargetModel) -> dict[str, str]:
+    """What the cost model of this target under these settings is keyed by (model, device, dtype, …)."""
+    return model_identity(target, settings.generator_model, settings.attention)
 
 
 def tree_nodes(settings: SpeculativeSettings) -> int:
@@ -43,16 +48,17 @@ def tree_nodes(settings: SpeculativeSettings) -> int:
 
 
 def budget_factory(
-    settings: SpeculativeSettings, policy: TreePolicy, cost_model: CostModel | None
+    settings: SpeculativeSettings, policy: TreePolicy, cost_model: CostModel | CostModelSlot | None
 ) -> TreeBudgetFactory:
     """Per-request tree budgets of `policy`; the adaptive ones share a long-run acceptance record and are capped
-    by TREE_BUDGET or the largest measured tree."""
+    by TREE_BUDGET or the largest measured tree. Given a `CostModelSlot` still empty, the adaptive policy starts
+    from the device's fixed prior (`tree_nodes`) and adapts once the slot is filled."""
     if policy == "fixed":
         return partial(FixedTreeBudget, tree_nodes(settings))
     if cost_model is None:
         raise ValueError("the adaptive tree budget needs the device's cost model (load_cost_model)")
-    cap = settings.tree_budget if settings.tree_budget is not None else cost_model.max_rows - 1
-    return partial(AdaptiveTreeBudget, cost_model, cap, long_run_history())
+    slot = cost_model if isinstance(cost_model, CostModelSlot) else CostModelSlot(cost_model)
+    return PriorThenAdaptive(slot, tree_nodes(settings), settings.tree_budget, long_run_history())
 
 
 def build_generator(
@@ -60,7 +66,7 @@ def build_generator(
     target: TargetModel,
     tokenizer: PreTrainedTokenizerBase | None,
     method: str | None = None,
-    cost_model: CostModel | None = None,
+    cost_model: CostModel | CostModelSlot | None = None,
     policy: TreePolicy | None = None,
 ) -> SpeculativeGenerator:
     """A generator for `method` (default: DRAFT_METHOD) with the tree `policy` (default: TREE_POLICY).

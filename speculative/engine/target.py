@@ -15,8 +15,8 @@ import torch
 from transformers import AutoModelForCausalLM, PretrainedConfig, PreTrainedModel
 
 from speculative.device import torch_dtype
-from speculative.engine.attention_mask import tree_attention_mask
-from speculative.engine.kv_cache import KVCache
+from speculative.engine.attention_mask import LayerMask, batch_tree_attention_mask, tree_attention_mask
+from speculative.engine.kv_cache import BatchKVCache, KVCache
 from speculative.engine.tree import DraftTree
 
 AttentionKernel = Literal["sdpa", "eager"]
@@ -116,6 +116,38 @@ class TargetModel:
         hidden = self._decode(input_ids, positions[None], mask, cache)
         return TargetOutput(logits=self.logits(hidden), hidden_states=hidden)
 
+    @torch.inference_mode()
+    def verify_batch(self, trees: Sequence[DraftTree], cache: BatchKVCache) -> list[TargetOutput]:
+        """`verify` for several answers in one forward: answer b's tree after its own prefix in row b of `cache`
+        (trees padded to the largest; a padding row's output is dropped)."""
+        if len(trees) != len(cache):
+            raise ValueError(f"{len(trees)} trees for the {len(cache)} answers of the batch")
+        width, rows = cache.width, max(tree.num_rows for tree in trees)
+        input_ids = torch.zeros(len(trees), rows, dtype=torch.long)
+        positions = torch.zeros(len(trees), rows, dtype=torch.long)
+        shapes = []
+        for answer, (tree, length) in enumerate(zip(trees, cache.lengths, strict=True)):
+            offsets = tree.position_offsets() + length
+            input_ids[answer, : tree.num_rows] = torch.tensor(tree.tokens)
+            positions[answer, : tree.num_rows] = offsets
+            positions[answer, tree.num_rows :] = length
+            shapes.append((tree.ancestor_mask(), offsets))
+        mask = batch_tree_attention_mask(cache.lengths, width, shapes, rows, self.layer_windows, self.dtype)
+        output = self._decoder(
+            input_ids=input_ids.to(self.device),
+            attention_mask=_to_device(mask, self.device),
+            position_ids=positions.to(self.device),
+            past_key_values=cache.model_cache,
+            use_cache=True,
+        )
+        hidden = cast(torch.Tensor, output.last_hidden_state)
+        features = [hidden[answer, : tree.num_rows] for answer, tree in enumerate(trees)]
+        logits = self.logits(torch.cat(features)).split([tree.num_rows for tree in trees])
+        return [
+            TargetOutput(logits=rows_logits, hidden_states=rows)
+            for rows_logits, rows in zip(logits, features, strict=True)
+        ]
+
     def logits(self, hidden_states: torch.Tensor) -> torch.Tensor:
         """The lm_head (and the model's final logit soft-capping, if any) on the given feature rows."""
         logits = self._lm_head(hidden_states)
@@ -138,3 +170,9 @@ class TargetModel:
             use_cache=True,
         )
         return cast(torch.Tensor, output.last_hidden_state[0])
+
+
+def _to_device(mask: LayerMask, device: torch.device) -> LayerMask:
+    if isinstance(mask, dict):
+        return {layer_type: tensor.to(device) for layer_type, tensor in mask.items()}
+    return mask.to(device)

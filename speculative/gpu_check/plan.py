@@ -62,7 +62,7 @@ def gpu_plan(device: str) -> Plan:
         worker_new_tokens=128,
         worker_settings={
             "TREE_POLICY": "adaptive"
-        },  # measures the device's cost model at start, as in production
+        },  # serves at once, measures the device's cost model when idle, as in production
         verify_model=LLAMA3_8B,
         verify_model_name="Llama-3-8B-shaped (random weights)",
         verify_rows=(1, 8, 16, 32, 64),

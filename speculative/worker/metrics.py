@@ -8,11 +8,14 @@ from speculative.engine.generator import GenerationResult
 SECONDS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120)
 RATE_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
 TAU_BUCKETS = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
+ROWS_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 BONUS_SOURCE = "bonus"
 
 
 class WorkerMetrics:
-    """Requests by outcome, queue depth and wait, time to first token, tokens/s, τ, accepted tokens by source."""
+    """Requests by outcome, queue depth and wait, time to first token, tokens/s, τ, accepted tokens by source,
+    batch size, rows and tokens per step."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -60,6 +63,30 @@ class WorkerMetrics:
             ["source"],
             registry=self.registry,
         )
+
+        self.batch_size = Histogram(
+            "worker_batch_size",
+            "Answers verified together per decoding step (at most MAX_BATCH).",
+            buckets=BATCH_BUCKETS,
+            registry=self.registry,
+        )
+        self.step_rows = Histogram(
+            "worker_step_rows",
+            "Tree rows of one decoding step's target forward, all its answers together.",
+            buckets=ROWS_BUCKETS,
+            registry=self.registry,
+        )
+        self.decoded_tokens = Counter(
+            "worker_decoded_tokens",
+            "Tokens committed by decoding steps, all answers together (its rate is the total tokens/s).",
+            registry=self.registry,
+        )
+
+    def record_step(self, answers: int, rows: int, tokens: int) -> None:
+        """One batched decoding step: how many answers, tree rows and committed tokens."""
+        self.batch_size.observe(answers)
+        self.step_rows.observe(rows)
+        self.decoded_tokens.inc(tokens)
 
     def record_cost_model(self, cost_model: CostModel) -> None:
         """The device's measured verification costs, which the adaptive tree budget weighs acceptance against."""

@@ -3,8 +3,9 @@
 Methods needing an EAGLE head (`eagle2`) are offered only when `EAGLE_HEAD` is set; a `DRAFT_METHOD` naming one
 without a head is refused at start (`check_method`), not quietly replaced. Generators are
 built on first use (an EAGLE head is loaded once) and only on the decoding thread. With the adaptive tree policy
-the device's verification cost model is loaded (or measured) once at start and shared by every generator; health
-reports it.
+the device's verification cost model is read from its cache at start; when missing, the worker serves at once with
+the device's prior tree budget and measures the cost model a forward at a time while it is idle (`measure_step`),
+then installs it for every generator (answers started after that adapt). Health reports it.
 """
 
 import threading
@@ -12,10 +13,11 @@ from typing import Any
 
 from transformers import PreTrainedTokenizerBase
 
-from speculative.budget.cost_model import CostModel
+from speculative.budget.cost_model import CostMeasurement, CostModel, load_cached, store
+from speculative.budget.prior import CostModelSlot
 from speculative.drafters.registry import available_methods
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import build_generator, load_cost_model, load_target
+from speculative.engine.loading import build_generator, cost_model_identity, load_target
 from speculative.engine.request import GenerationRequest, validate_request
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
@@ -68,9 +70,14 @@ class LoadedModel:
         self.target: TargetModel = target
         self.tokenizer: PreTrainedTokenizerBase = tokenizer
         self.encoder = PromptEncoder(tokenizer, settings.chat_template)
-        self.cost_model: CostModel | None = (
-            load_cost_model(settings, target) if settings.tree_policy == "adaptive" else None
-        )
+        self.cost_models: CostModelSlot | None = None
+        self._measurement: CostMeasurement | None = None
+        if settings.tree_policy == "adaptive":
+            identity = cost_model_identity(settings, target)
+            cached = load_cached(identity, settings.cost_model_dir)
+            self.cost_models = CostModelSlot(cached)
+            if cached is None:
+                self._measurement = CostMeasurement(target, identity)
         self._generators: dict[str, SpeculativeGenerator] = {}
         self._lock = threading.Lock()
 
@@ -87,9 +94,32 @@ class LoadedModel:
         with self._lock:
             if method not in self._generators:
                 self._generators[method] = build_generator(
-                    self.settings, self.target, self.tokenizer, method, self.cost_model
+                    self.settings, self.target, self.tokenizer, method, self.cost_models
                 )
             return self._generators[method]
+
+    @property
+    def cost_model(self) -> CostModel | None:
+        """The cost model the adaptive budgets use; None before it is measured (or with the fixed policy)."""
+        return None if self.cost_models is None else self.cost_models.get()
+
+    @property
+    def measuring(self) -> bool:
+        """Whether the cost model is still to be measured."""
+        return self._measurement is not None
+
+    def measure_step(self) -> CostModel | None:
+        """Run the next forward of the pending cost-model measurement (on the decoding thread, between answers);
+        once it is complete, cache and install the cost model and return it."""
+        measurement = self._measurement
+        if measurement is None or not measurement.step():
+            return None
+        self._measurement = None
+        cost_model = measurement.result
+        assert cost_model is not None and self.cost_models is not None
+        store(cost_model, self.settings.cost_model_dir)
+        self.cost_models.install(cost_model)
+        return cost_model
 
     def warm_up(self) -> None:
         """One short answer with the default method: first calls pay for allocations and lazy initialisation."""
@@ -107,4 +137,5 @@ class LoadedModel:
             "context_length": self.context_length,
             "tree_policy": self.settings.tree_policy,
             "cost_model": None if self.cost_model is None else self.cost_model.to_json(),
+            "cost_model_measuring": self.measuring,
         }

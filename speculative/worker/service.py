@@ -2,7 +2,8 @@
 
 Admission happens before the response starts, so every refusal has its own status: 503 while loading or with the
 queue full, 413 when prompt and answer do not fit the context, 422 for an unknown method. An admitted request
-is decoded on the decoding thread; leaving its stream (the client disconnected) cancels it.
+is decoded on the decoding thread, batched with up to MAX_BATCH others; leaving its stream (the client
+disconnected) cancels it.
 """
 
 import asyncio
@@ -16,7 +17,7 @@ import torch
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import RepetitionRule
 from speculative.settings import SpeculativeSettings
-from speculative.worker.decoding import decode
+from speculative.worker.decoding import ActiveAnswers
 from speculative.worker.jobs import EventChannel, Job
 from speculative.worker.metrics import WorkerMetrics
 from speculative.worker.model import LoadedModel, check_method
@@ -47,7 +48,10 @@ class WorkerService:
     def __init__(self, settings: SpeculativeSettings) -> None:
         self.settings = settings
         self.metrics = WorkerMetrics()
-        self.queue = DecodingQueue(settings.queue_limit, self._decode, self.metrics)
+        self.answers = ActiveAnswers(self.metrics, settings.max_batch)
+        self.queue = DecodingQueue(
+            settings.queue_limit, self.answers, self.metrics, idle=self._measure_when_idle
+        )
         self.model: LoadedModel | None = None
         self.load_error: str | None = None
 
@@ -61,9 +65,21 @@ class WorkerService:
             return
         description = self.model.describe()  # the cost model's timings stay in /health, out of the log line
         log.info("ready: %s", {key: value for key, value in description.items() if key != "cost_model"})
+        if self.model.cost_model is not None:
+            self.metrics.record_cost_model(self.model.cost_model)
+        if self.model.measuring:
+            log.info(
+                "serving with the prior tree budget while the verification cost model is measured when idle"
+            )
+        self.queue.resume_idle_work()
 
     def health(self) -> dict[str, Any]:
-        queue = {"queue_depth": self.queue.depth, "queue_limit": self.queue.limit}
+        queue = {
+            "queue_depth": self.queue.depth,
+            "queue_limit": self.queue.limit,
+            "decoding": len(self.answers.jobs),
+            "max_batch": self.answers.max_batch,
+        }
         overdue = self._overdue_seconds()
         if overdue is not None and overdue > self.settings.health_stall_seconds:
             error = f"the answer being decoded is {overdue:.0f} s past its deadline (a hung decode)"
@@ -98,12 +114,10 @@ class WorkerService:
         return self._events(job)
 
     def _overdue_seconds(self) -> float | None:
-        """How far the job on the decoding thread is past its deadline (decoding checks it between steps, so a
-        job far past it is stuck inside one: a CUDA hang, a deadlock); None when none is decoding."""
-        job = self.queue.current
-        if job is None or job.request.deadline is None:
-            return None
-        return time.monotonic() - job.request.deadline
+        """How far the most overdue job being decoded is past its deadline (decoding checks deadlines between
+        steps, so a job far past it is stuck inside one: a CUDA hang, a deadlock); None when none is decoding."""
+        deadlines = [job.request.deadline for job in self.answers.jobs if job.request.deadline is not None]
+        return time.monotonic() - min(deadlines) if deadlines else None
 
     def shutdown(self) -> None:
         self.queue.shutdown()
@@ -120,13 +134,25 @@ class WorkerService:
             torch.set_num_threads(self.settings.torch_threads)
         model = LoadedModel(self.settings)
         model.warm_up()
-        if model.cost_model is not None:
-            self.metrics.record_cost_model(model.cost_model)
+        self.answers.attach(model)
         return model
 
-    def _decode(self, job: Job) -> None:
-        assert self.model is not None, "jobs are admitted only once the model has loaded"
-        decode(job, self.model, self.metrics)
+    def _measure_when_idle(self) -> bool:
+        """One forward of the cost-model measurement; True while more remain."""
+        model = self.model
+        if model is None or not model.measuring:
+            return False
+        cost_model = model.measure_step()
+        if cost_model is None:
+            return True
+        self.metrics.record_cost_model(cost_model)
+        log.info(
+            "the measured verification cost model is in use for new answers (one row %.1f ms, %d rows %.1f ms)",
+            1000 * cost_model.seconds[0],
+            cost_model.max_rows,
+            1000 * cost_model.seconds[-1],
+        )
+        return False
 
 
 def engine_request(model: LoadedModel, body: GenerateBody, arrived: float) -> GenerationRequest:

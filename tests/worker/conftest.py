@@ -6,6 +6,7 @@ smallest offline generator, a chat model, in fp32 on one CPU thread; answers are
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.speculative.conftest import greedy_reference
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_SECONDS = 600.0
+MEASURE_TIMEOUT_SECONDS = 1800.0
 WORKER_TOKEN = "worker-token-of-the-tests-7f3a"
 
 
@@ -74,7 +76,20 @@ class WorkerProcess:
                 self.startup_generate.append(self.client.post("/generate", json={"prompt": "Hallo"}))
 
         self.process.wait_until_ready(START_TIMEOUT_SECONDS, while_loading)
-        self.startup_health.append(self.client.get("/health").status_code)
+        ready = self.client.get("/health")
+        self.startup_health.append(ready.status_code)
+        self.ready_health: dict[str, Any] = ready.json()
+
+    def wait_for_cost_model(self, timeout: float = MEASURE_TIMEOUT_SECONDS) -> dict[str, Any]:
+        """Health once the worker has measured (or read) its cost model: 192 forwards after a 512-token prefill,
+        minutes on a CPU shared with other test runs."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            health: dict[str, Any] = self.client.get("/health").json()
+            if health["cost_model"] is not None:
+                return health
+            time.sleep(0.2)
+        raise AssertionError(f"no cost model after {timeout:.0f} s: {self.process.log_tail()}")
 
     def new_client(self, timeout: float) -> httpx.Client:
         """A client that sends the worker's token, as the API does."""
@@ -132,8 +147,17 @@ def start_worker(
 
 @pytest.fixture(scope="session")
 def chat_worker(tmp_path_factory: pytest.TempPathFactory, smollm2_folder: str) -> Iterator[WorkerProcess]:
-    """The default configuration: chat template from the tokenizer, the default DRAFT_METHOD (casd), no head."""
-    yield from start_worker(tmp_path_factory, smollm2_folder, CHAT_TEMPLATE="auto", QUEUE_LIMIT="2")
+    """The default configuration (chat template from the tokenizer, the default DRAFT_METHOD casd, no head), one
+    answer at a time: the queue's behaviour is seen alone here (batching: `batch_worker`)."""
+    yield from start_worker(
+        tmp_path_factory, smollm2_folder, CHAT_TEMPLATE="auto", QUEUE_LIMIT="2", MAX_BATCH="1"
+    )
+
+
+@pytest.fixture(scope="session")
+def batch_worker(tmp_path_factory: pytest.TempPathFactory, smollm2_folder: str) -> Iterator[WorkerProcess]:
+    """Two answers decoded together, one more waiting."""
+    yield from start_worker(tmp_path_factory, smollm2_folder, QUEUE_LIMIT="1", MAX_BATCH="2")
 
 
 @pytest.fixture(scope="session")

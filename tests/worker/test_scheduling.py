@@ -4,7 +4,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 
-import pytest
 from httpx_sse import connect_sse
 
 from tests.worker.conftest import Answer, WorkerProcess
@@ -27,18 +26,6 @@ def test_health_says_loading_and_generate_answers_503_until_the_model_has_loaded
     assert health["method"] == "casd" and "casd" in health["methods"] and "eagle2" not in health["methods"]
     assert (health["device"], health["dtype"], health["chat_template"]) == ("cpu", "float32", True)
     assert (health["queue_depth"], health["queue_limit"]) == (0, 2)
-
-
-def test_the_worker_reports_the_cost_model_its_adaptive_tree_budget_uses(chat_worker: WorkerProcess) -> None:
-    health = chat_worker.client.get("/health").json()
-
-    assert health["tree_policy"] == "adaptive"
-    cost_model = health["cost_model"]
-    assert cost_model["identity"]["device"] == "cpu" and cost_model["identity"]["dtype"] == "float32"
-    assert cost_model["rows"][0] == 1 and cost_model["relative"]["1"] == 1.0
-    assert len(cost_model["seconds"]) == len(cost_model["rows"]) and min(cost_model["seconds"]) > 0
-    one_row = chat_worker.metric('worker_verify_forward_seconds{rows="1"}')
-    assert one_row == pytest.approx(cost_model["seconds"][0])
 
 
 def test_a_client_that_disconnects_frees_the_model_for_the_next_request(chat_worker: WorkerProcess) -> None:

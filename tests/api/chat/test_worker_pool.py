@@ -120,6 +120,19 @@ async def test_an_unreachable_worker_and_one_whose_queue_is_full_are_skipped() -
     assert workers.generated == ["ok"]
 
 
+async def test_a_worker_decoding_answers_together_holds_its_batch_beside_its_queue() -> None:
+    workers = Workers(
+        {
+            "full": ready(2, limit=2, decoding=4, max_batch=4),
+            "batching": ready(1, limit=2, decoding=3, max_batch=4),
+        }
+    )
+
+    await collect(pool_of(workers))
+
+    assert workers.generated == ["batching"]
+
+
 async def test_with_no_worker_ready_the_pool_says_how_long_to_wait() -> None:
     workers = Workers({"down": None, "loading": {"status": "loading"}, "refusing": ready(0, busy=True)})
 
