@@ -290,12 +290,12 @@ def run_answer_report(database_url: str, runtime: ChatRuntime, report_dir: Path,
     """Ask every question through the chat's own steps (its retriever and its workers, the messages kept in a
     temporary database) and write the answer-quality report (`api.evaluation.answer_quality`)."""
 
-    def answer_report(name: str, queries: list[EvalQuery], _resolver: DocumentResolver) -> Written:
+    def answer_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
         def progress(done: int, total: int) -> None:
             _set_state(database_url, report_id, progress=0.1 + 0.85 * done / total)
 
         observations = ask_through_chat(
-            runtime.retriever, runtime.settings, runtime.hospital, queries, progress
+            runtime.retriever, runtime.settings, runtime.hospital, queries, progress, resolver
         )
         note = (
             f"{_asked(queries)}, gesteld via de chat (zoeken, citaat, het taalmodel van de chat, controle)."
