@@ -8,7 +8,7 @@ its own answer's prefix and ancestors; each answer accepts and compacts its own 
 are those it would get decoded alone: verification stays greedy per answer.
 """
 
-from speculative.device import synced_clock
+from modelstore.device import synced_clock
 from speculative.engine.generator import Generation
 from speculative.engine.kv_cache import BatchKVCache
 from speculative.engine.target import TargetModel
