@@ -298,12 +298,14 @@ def run_answer_report(
     runs; the messages kept in a temporary database) and write the answer-quality report
     (`api.evaluation.answer_quality`)."""
 
-    def answer_report(name: str, queries: list[EvalQuery], _resolver: DocumentResolver) -> Written:
+    def answer_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
         def progress(done: int, total: int) -> None:
             _set_state(database_url, report_id, progress=0.1 + 0.85 * done / total)
 
         chat = runtime()
-        observations = ask_through_chat(chat.retriever, chat.settings, chat.hospital, queries, progress)
+        observations = ask_through_chat(
+            chat.retriever, chat.settings, chat.hospital, queries, progress, resolver
+        )
         note = (
             f"{_asked(queries)}, gesteld via de chat (zoeken, citaat, het taalmodel van de chat, controle)."
         )

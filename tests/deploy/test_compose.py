@@ -21,7 +21,7 @@ from pydantic_settings import BaseSettings
 from api.chat.settings import ChatSettings
 from api.settings import ApiSettings, ProcessSettings
 from ingest.settings import IngestSettings
-from speculative.models.production import ConfiguredModels
+from modelstore.production import ConfiguredModels
 from speculative.settings import SpeculativeSettings
 from tests.deploy.settings_scan import settings_classes
 

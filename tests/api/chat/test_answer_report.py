@@ -39,7 +39,10 @@ def test_an_evaluator_runs_an_answer_report_through_the_chat_and_downloads_it_in
     assert report["kind"] == "answers"
     figures = report["metrics"]["answers"]
     assert (figures["questions"], figures["answerable_with_key"], figures["unanswerable"]) == (2, 1, 1)
+    assert "document_hit_rate" not in figures  # no document is in this database: unresolved, not a miss
+    assert figures["passage_key_fact_rate"] == 1.0  # and one of them holds "20 tot 30 seconden"
     assert figures["quote_key_fact_rate"] == 1.0  # "3. Wrijf de handen 20 tot 30 seconden in …"
+    assert figures["quote_key_fact_when_passages"] == 1.0
     assert figures["not_found_on_unanswerable"] == 1.0
     assert figures["numbers_unchecked"] == 0
     assert figures["median_quote_after_sources_ms"] <= 200
@@ -48,9 +51,11 @@ def test_an_evaluator_runs_an_answer_report_through_the_chat_and_downloads_it_in
     rows = list(csv.DictReader(io.StringIO(eva.get(f"{files}/answers.csv").text)))
     assert [row["question"] for row in rows] == [ANSWERABLE, UNANSWERABLE]
     assert rows[0]["quote"] and rows[1]["state"] == "not_found"
+    assert (rows[0]["document_in_sources"], rows[0]["passages_have_fact"]) == ("", "True")
     assert json.loads(eva.get(f"{files}/answers.json").content)["summary"]["questions"] == 2
     page = eva.get(f"{files}/answers.html").text
     assert '<html lang="nl">' in page and "Citaat bevat het kernfeit" in page
+    assert "Kernfeit in een van de getoonde passages (fragment-recall)" in page
     assert [r["kind"] for r in eva.get("/api/evaluator/reports").json()] == ["answers"]
     assert stored_messages(api_settings) == []  # the report's questions stay out of every real history
 
