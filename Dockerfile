@@ -28,6 +28,7 @@ RUN pip install -c constraints.txt torch==2.13.0 \
         --index-url https://download.pytorch.org/whl/cpu --extra-index-url https://pypi.org/simple
 COPY api ./api
 COPY ingest ./ingest
+COPY modelstore ./modelstore
 COPY speculative ./speculative
 RUN pip install -c constraints.txt . \
     && mkdir -p /srv/vraagbaak/uploads/converted /srv/vraagbaak/reports /models \
@@ -39,6 +40,7 @@ FROM base AS worker
 RUN pip install -c constraints.txt torch==2.13.0
 COPY api ./api
 COPY ingest ./ingest
+COPY modelstore ./modelstore
 COPY speculative ./speculative
 RUN pip install -c constraints.txt . && mkdir -p /models /state && chown vraagbaak:vraagbaak /models /state
 USER vraagbaak

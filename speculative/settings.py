@@ -6,26 +6,16 @@ production values (a CUDA GPU, Llama-3-8B-Instruct with an EAGLE head).
 
 from ipaddress import ip_address
 from pathlib import Path
-from typing import Annotated, Literal, Self
+from typing import Literal, Self
 
-from pydantic import AfterValidator, Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# The committed adapter of each offline generator (speculative/eagle/trained/, installed by `make models`).
+from modelstore.device_names import DeviceName, DTypeName
+
+# The committed adapter of each offline generator (modelstore/trained/, installed by `make models`).
 DEFAULT_ADAPTERS = {"google/gemma-3-270m": "vraagbaak/lora-gemma-3-270m"}
-DTypeName = Literal["float32", "bfloat16", "float16"]
 TreePolicy = Literal["adaptive", "fixed"]
-
-
-def _check_device(value: str) -> str:
-    """Accept the torch device strings we deploy on; anything else fails at start, not mid-request."""
-    base, _, index = value.partition(":")
-    if base not in {"cpu", "cuda", "mps"} or (index and (base != "cuda" or not index.isdigit())):
-        raise ValueError(f"unknown device {value!r}; accepted: cpu, cuda, cuda:N, mps")
-    return value
-
-
-DeviceName = Annotated[str, AfterValidator(_check_device)]
 
 
 class SpeculativeSettings(BaseSettings):

@@ -14,8 +14,8 @@ from sqlalchemy.engine import make_url
 from api import schema
 from ingest.embedding import Embedder
 from ingest.settings import IngestSettings
-from speculative.models.provision import provision
-from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
+from modelstore.provision import provision
+from modelstore.registry import ALL_MINILM_L6_V2, REGISTRY
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -4,9 +4,8 @@ at exactly that sentence in the stored passage (`passage[start:end] == text`).
 A small rule set rather than a library: none is installed, `nltk`'s punkt needs a data download (the product runs
 offline) and `pysbd` has no Dutch rules. Procedure text needs three things the generic splitters miss: Dutch
 abbreviations ("bijv.", "ca.", "o.a.", "d.w.z.", "i.v.", "max.") and initials ("C. difficile") do not end a
-sentence; numbered steps and list items ("1. Neem …", "- Draag …") each are one, even without a full stop, and so
-is each row of a table as ingestion writes it (cells joined by " | "); and a PDF line break inside a paragraph is
-not a boundary, while one before a capitalised word (after a heading or table row) is.
+sentence; numbered steps and list items ("1. Neem …", "- Draag …") each are one, even without a full stop; and a
+PDF line break inside a paragraph is not a boundary, while one before a capitalised word (after a heading or table row) is.
 """
 
 import itertools
@@ -122,7 +121,8 @@ def _trimmed(text: str, start: int, end: int) -> Sentence | None:
 
 def _line_cuts(text: str) -> list[int]:
     """Line breaks that end a sentence: a blank line, a list item next, or a line ending in a full stop before,
-    or a capitalised word or a table row next."""
+    or a capitalised word or a table row next; a table row as ingestion writes it (cells joined by
+    `CELL_SEPARATOR`) is a sentence of its own."""
     cuts = []
     lines = text.split("\n")
     offset = 0
@@ -136,7 +136,7 @@ def _line_cuts(text: str) -> list[int]:
             or _ends_sentence(line)
             or _capitalised(following.lstrip())
             or _table_row(following.lstrip())
-            or CELL_SEPARATOR in current
+            or CELL_SEPARATOR in line
             or CELL_SEPARATOR in following
         ):
             cuts.append(offset)

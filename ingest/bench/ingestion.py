@@ -32,7 +32,7 @@ from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
 from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
-from speculative.models.cache import resolve_model
+from modelstore.cache import resolve_model
 
 SECTION = "## Ingestion"
 DIMENSION = 384

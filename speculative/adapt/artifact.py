@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from speculative.models.cache import read_manifest
+from modelstore.cache import read_manifest
 
 SUMS_NAME = "SHA256SUMS"
 TRAINING_NAME = "training.json"

@@ -19,14 +19,14 @@ import torch
 import transformers
 from transformers import AutoTokenizer
 
+from modelstore.cache import read_manifest
+from modelstore.device import TORCH_DTYPES
+from modelstore.production import require_model
 from speculative.adapt.artifact import AdapterError, base_weights_digest, save_adapter
 from speculative.adapt.examples import ExampleError, read_examples, tokenize
 from speculative.adapt.train import AdapterTrainer, Hyperparameters, RunMismatchError, add_lora
 from speculative.bench.recording import command_line
-from speculative.device import TORCH_DTYPES
 from speculative.engine.target import TargetModel
-from speculative.models.cache import read_manifest
-from speculative.models.production import require_model
 from speculative.settings import SpeculativeSettings
 from speculative.training_state import CheckpointError
 

@@ -7,8 +7,8 @@ from typing import cast
 from peft import PeftModel
 from transformers import PreTrainedModel
 
+from modelstore.production import ModelUnavailable, require_model
 from speculative.adapt.artifact import AdapterError, checked_record, verified_training
-from speculative.models.production import ModelUnavailable, require_model
 
 ADAPTER_SETTING = "GENERATOR_ADAPTER"
 

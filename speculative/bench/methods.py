@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, StoppingCriteria, StoppingCriteriaList
 
+from modelstore.device import synced_clock
 from speculative.bench.measurement import Measurement
 from speculative.budget.cost_model import CostModel
-from speculative.device import synced_clock
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.loading import build_generator
 from speculative.engine.request import GenerationRequest

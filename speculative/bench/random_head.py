@@ -13,9 +13,9 @@ from pathlib import Path
 import torch
 from transformers import AutoConfig, PretrainedConfig
 
+from modelstore import resolve_model
 from speculative.eagle.checkpoint import save_head
 from speculative.eagle.head import PUBLIC_HEAD_POSITIONS, EagleHead, head_config
-from speculative.models import resolve_model
 from speculative.settings import SpeculativeSettings
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from speculative.device import synced_clock
+from modelstore.device import synced_clock
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import ROOT, DraftTree

@@ -21,9 +21,9 @@ from huggingface_hub import snapshot_download
 from safetensors.torch import load_file, save_file
 from transformers import LlamaConfig
 
+from modelstore import resolve_model
 from speculative.eagle.head import EagleHead
 from speculative.engine.target import TargetModel
-from speculative.models import resolve_model
 
 CONFIG_NAME = "config.json"
 SAFETENSORS_NAME = "model.safetensors"

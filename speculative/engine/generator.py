@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from modelstore.device import synced_clock
 from speculative.budget.base import TreeBudgetFactory
-from speculative.device import synced_clock
 from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.engine.answer import Answer
 from speculative.engine.kv_cache import KVCache

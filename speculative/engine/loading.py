@@ -5,6 +5,7 @@ from pathlib import Path
 
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from modelstore.production import require_model
 from speculative.adapt.merge import adapter_folder, merge_adapter
 from speculative.budget.adaptive import AdaptiveTreeBudget, long_run_history
 from speculative.budget.base import TreeBudgetFactory
@@ -14,7 +15,6 @@ from speculative.drafters.registry import drafter_factory
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
-from speculative.models.production import require_model
 from speculative.settings import SpeculativeSettings, TreePolicy
 
 

@@ -14,7 +14,7 @@ from typing import Literal, cast
 import torch
 from transformers import AutoModelForCausalLM, PretrainedConfig, PreTrainedModel
 
-from speculative.device import torch_dtype
+from modelstore.device import torch_dtype
 from speculative.engine.attention_mask import tree_attention_mask
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.tree import DraftTree

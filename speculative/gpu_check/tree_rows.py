@@ -17,8 +17,8 @@ from typing import Any
 import torch
 from transformers import AutoModelForCausalLM, LlamaConfig
 
+from modelstore.device import synced_clock, torch_dtype
 from speculative.budget.cost_model import measure
-from speculative.device import synced_clock, torch_dtype
 from speculative.engine.target import TargetModel
 from speculative.gpu_check.checks import CheckResult
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from speculative.device import TORCH_DTYPES, torch_dtype
+from modelstore.device import TORCH_DTYPES, torch_dtype
 from speculative.engine.loading import load_target
 from speculative.settings import SpeculativeSettings
 from speculative.train_head import heads, shards

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import uvicorn
 
+from modelstore.production import exit_unless_loadable
 from speculative.adapt.merge import exit_unless_adapter_fits
-from speculative.models.production import exit_unless_loadable
 from speculative.settings import SpeculativeSettings
 from speculative.worker.app import create_app
 from speculative.worker.model import MethodUnavailableError, check_method

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from api.bench.loopback import api_process, worker_process
-from speculative.models.registry import ALL_MINILM_L6_V2
+from modelstore.registry import ALL_MINILM_L6_V2
 from tests.deploy.nginx_site import NginxSite
 from tests.deploy.servers import UPLOAD_LIMIT_MB, start_nginx
 

@@ -1,4 +1,4 @@
-"""Which environment variables the code reads, found statically in `api/`, `ingest/` and `speculative/`.
+"""Which environment variables the code reads, found statically in `api/`, `ingest/`, `modelstore/` and `speculative/`.
 
 Every field of every pydantic-settings class (its name, or an explicit `alias`/`validation_alias`, with the class's
 `env_prefix`), and every literal name given to `os.environ.get`, `os.environ[...]` or `os.getenv`.
@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("api", "ingest", "speculative")
+PACKAGES = ("api", "ingest", "modelstore", "speculative")
 
 
 @dataclass(frozen=True)

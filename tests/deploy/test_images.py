@@ -131,6 +131,6 @@ def test_secrets_caches_data_and_weights_stay_out_of_the_build_context(path: str
     assert docker_ignores(path)
 
 
-@pytest.mark.parametrize("path", ["api/app.py", "speculative/models/cache.py", "frontend/src/main.tsx"])
+@pytest.mark.parametrize("path", ["api/app.py", "modelstore/cache.py", "frontend/src/main.tsx"])
 def test_the_source_is_in_the_build_context(path: str) -> None:
     assert not docker_ignores(path)

@@ -1,4 +1,4 @@
-"""Production models: `python -m speculative.models fetch` fills the model cache and verifies what it put there, and a
+"""Production models: `python -m modelstore fetch` fills the model cache and verifies what it put there, and a
 service configured with a model that is nowhere stops at start with a message naming it.
 
 No hub is reachable here, so the models are brought in a folder, in each layout people copy models in; the source
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sentence_transformers import SentenceTransformer
 
-from speculative.models.cache import MANIFEST_NAME, folder_name, is_complete
-from speculative.models.production import ModelUnavailable, require_model
-from speculative.models.provision import provision
-from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
+from modelstore.cache import MANIFEST_NAME, folder_name, is_complete
+from modelstore.production import ModelUnavailable, require_model
+from modelstore.provision import provision
+from modelstore.registry import ALL_MINILM_L6_V2, REGISTRY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION_NAME = "BAAI/bge-m3"  # stands in for the production embedder: a name the offline cache never has
@@ -66,7 +66,7 @@ def fetch(source: Path, cache: Path, *names: str) -> subprocess.CompletedProcess
         [
             sys.executable,
             "-m",
-            "speculative.models",
+            "modelstore",
             "fetch",
             "--from",
             str(source),
@@ -156,7 +156,7 @@ def test_downloading_with_the_hub_off_says_so(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "speculative.models",
+            "modelstore",
             "fetch",
             "--cache",
             str(tmp_path),
@@ -182,7 +182,7 @@ def test_a_model_found_nowhere_is_named_with_its_setting_and_the_fix(tmp_path: P
     message = str(raised.value)
     assert message.startswith("EMBEDDING_MODEL='BAAI/bge-m3' cannot be loaded")
     assert str(tmp_path) in message
-    assert "python -m speculative.models fetch" in message
+    assert "python -m modelstore fetch" in message
 
 
 def test_a_configured_folder_that_does_not_exist_is_named(tmp_path: Path) -> None:
@@ -254,7 +254,7 @@ def test_each_service_stops_at_start_naming_the_missing_model(
 
 def test_check_names_each_missing_model_and_fails(tmp_path: Path) -> None:
     result = _start(
-        [sys.executable, "-m", "speculative.models", "check"],
+        [sys.executable, "-m", "modelstore", "check"],
         {"EMBEDDING_MODEL": PRODUCTION_NAME, "GENERATOR_MODEL": "meta-llama/Meta-Llama-3-8B-Instruct"},
         tmp_path,
     )

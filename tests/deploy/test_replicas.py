@@ -28,7 +28,7 @@ from api import schema
 from api.bench.loopback import running_api
 from api.models import Message, MessageState
 from ingest.database import get_engine
-from speculative.models.registry import ALL_MINILM_L6_V2
+from modelstore.registry import ALL_MINILM_L6_V2
 from tests.api.chat.conftest import clinician_token
 from tests.api.chat.servers import RecordingRelay
 from tests.api.conftest import PASSWORD

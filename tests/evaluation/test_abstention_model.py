@@ -14,7 +14,7 @@ from api.evaluation.queries import EvalQuery
 from api.prompting import build_rag_prompt
 from ingest.retrieval import RetrievedChunk
 from ingest.search.types import LegScores
-from speculative.models.registry import ALL_MINILM_L6_V2
+from modelstore.registry import ALL_MINILM_L6_V2
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RULE = AbstentionRule(None, None, 0.627)

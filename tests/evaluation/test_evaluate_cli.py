@@ -11,7 +11,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
 from api.evaluate import main
-from speculative.models.registry import ALL_MINILM_L6_V2 as MINILM
+from modelstore.registry import ALL_MINILM_L6_V2 as MINILM
 
 FILLER = "This paragraph is about something else entirely and repeats general words to fill the page. " * 12
 ARTICLES = {

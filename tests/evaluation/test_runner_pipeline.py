@@ -17,7 +17,7 @@ from ingest.metadata import document_tags
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import chunk_records, parse_pdf
 from ingest.settings import IngestSettings
-from speculative.models.registry import ALL_MINILM_L6_V2 as MINILM
+from modelstore.registry import ALL_MINILM_L6_V2 as MINILM
 
 MAX_BYTES = 10_000_000
 

@@ -1,4 +1,4 @@
-"""The dependency lists say what the code uses: every third-party import is declared (runtime for the three
+"""The dependency lists say what the code uses: every third-party import is declared (runtime for the four
 packages, dev for tests, samples and the benchmarks in `*/bench/`), nothing unused is declared, and exact versions live in one place,
 `constraints.txt`, which the Makefile's install and the Dockerfile use."""
 
@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("api", "ingest", "speculative")
+PACKAGES = ("api", "ingest", "modelstore", "speculative")
 DEV_CODE = ("tests", "samples")
 BENCH = "bench"
 # Declared but never imported by name: used through another library, or a command-line tool.

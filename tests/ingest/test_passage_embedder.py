@@ -7,9 +7,9 @@ import pytest
 from sentence_transformers import SentenceTransformer
 
 from ingest.embedding import Embedder
-from speculative.models.cache import resolve_model
-from speculative.models.provision import provision
-from speculative.models.registry import ALL_MINILM_L6_V2, MULTILINGUAL_E5_SMALL, REGISTRY
+from modelstore.cache import resolve_model
+from modelstore.provision import provision
+from modelstore.registry import ALL_MINILM_L6_V2, MULTILINGUAL_E5_SMALL, REGISTRY
 
 PASSAGE = "Titel: Koorts bij kinderen\nTekst: Geef paracetamol bij koorts boven 38,5 graden."
 QUESTION = "welk medicijn bij een kind met koorts"

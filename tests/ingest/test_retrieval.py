@@ -12,7 +12,7 @@ from ingest.retrieval import EmptyQuestion, QuestionTruncator, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord, SearchFilter
 from ingest.settings import IngestSettings
-from speculative.models.registry import ALL_MINILM_L6_V2
+from modelstore.registry import ALL_MINILM_L6_V2
 
 DOCUMENTS = {
     "pump-children": (

@@ -22,8 +22,8 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+from modelstore import resolve_model
 from speculative.engine.target import TargetModel
-from speculative.models import resolve_model
 from speculative.settings import SpeculativeSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -11,17 +11,17 @@ import torch
 from peft import PeftModel
 from transformers import PreTrainedTokenizerBase
 
+from modelstore.provision import provision
+from modelstore.registry import REGISTRY
+from modelstore.trained import HERE, TRAINED_ADAPTERS
 from speculative.adapt.artifact import AdapterError, save_adapter, sha256_file, verified_training
 from speculative.adapt.cli import main as adapt_main
 from speculative.adapt.examples import ExampleError, TokenizedExample, read_examples, tokenize
 from speculative.adapt.merge import adapter_folder, exit_unless_adapter_fits, merge_adapter
 from speculative.adapt.train import AdapterTrainer, Hyperparameters, add_lora, target_loss
-from speculative.eagle.trained import HERE, TRAINED_ADAPTERS
 from speculative.engine.loading import build_generator, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
-from speculative.models.provision import provision
-from speculative.models.registry import REGISTRY
 from speculative.settings import SpeculativeSettings
 from speculative.train_head.cli import main as train_head_main
 from speculative.train_head.shards import ShardStoreError, read_sequences

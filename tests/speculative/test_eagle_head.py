@@ -7,12 +7,12 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from modelstore.cache import install_atomically
 from speculative.eagle.checkpoint import HeadLoadError, load_head, save_head
 from speculative.eagle.head import PositionOutOfRangeError
 from speculative.engine.attention_mask import additive_mask
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
-from speculative.models.cache import install_atomically
 from tests.speculative.conftest import tiny_llama
 from tests.speculative.eagle_heads import HEAD_CONFIG_POSITIONS, random_head, saved_random_head
 

@@ -5,16 +5,16 @@ from pathlib import Path
 
 import pytest
 
+from modelstore.errors import ModelProvisioningError
+from modelstore.provision import Status, model_status, provision
+from modelstore.registry import REGISTRY
+from modelstore.trained import HERE, SUMS_NAME, TRAINED_HEADS, install_trained_head, read_sums, sha256
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import load_head
-from speculative.eagle.trained import HERE, SUMS_NAME, TRAINED_HEADS, install_trained_head, read_sums, sha256
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.loading import budget_factory, load_cost_model, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
-from speculative.models.errors import ModelProvisioningError
-from speculative.models.provision import Status, model_status, provision
-from speculative.models.registry import REGISTRY
 from speculative.settings import SpeculativeSettings, TreePolicy
 from tests.speculative.conftest import GEMMA3, SMOLLM2, ReferenceGreedy, cached_model
 from tests.speculative.eagle_heads import eagle_settings
@@ -52,7 +52,7 @@ def test_a_retrained_committed_head_replaces_the_one_in_the_cache(
     name = sorted(TRAINED_HEADS)[0]
     copy = tmp_path / "heads"
     shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    monkeypatch.setattr("speculative.eagle.trained.HERE", copy)
+    monkeypatch.setattr("modelstore.trained.HERE", copy)
     cache = tmp_path / "cache"
     assert provision([REGISTRY[name]], cache)[0].converted
     retrained = copy / TRAINED_HEADS[name]
@@ -71,7 +71,7 @@ def test_a_damaged_committed_head_is_refused(tmp_path: Path, monkeypatch: pytest
     copy = tmp_path / "heads"
     shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     (copy / TRAINED_HEADS[name] / "model.safetensors").write_bytes(b"truncated")
-    monkeypatch.setattr("speculative.eagle.trained.HERE", copy)
+    monkeypatch.setattr("modelstore.trained.HERE", copy)
     (tmp_path / "out").mkdir()
 
     with pytest.raises(ModelProvisioningError, match="does not match SHA256SUMS"):

@@ -17,9 +17,9 @@ import torch
 from httpx_sse import connect_sse
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
+from modelstore.provision import provision
+from modelstore.registry import REGISTRY, SMOLLM2_135M_INSTRUCT
 from speculative.engine.stopping import model_stop_token_ids
-from speculative.models.provision import provision
-from speculative.models.registry import REGISTRY, SMOLLM2_135M_INSTRUCT
 from speculative.worker.process import LocalWorker
 from tests.speculative.conftest import greedy_reference
 

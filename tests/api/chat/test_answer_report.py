@@ -5,14 +5,13 @@ import csv
 import io
 import json
 
-from fastapi import FastAPI
-
 from api.chat.runtime import ChatRuntime
 from api.models import Role
 from api.services.evaluation import NO_KEY_PHRASES
 from api.settings import ApiSettings
+from ingest.settings import IngestSettings
 from tests.api.chat.conftest import stored_messages
-from tests.api.conftest import SignIn, finished_report
+from tests.api.conftest import SignIn, finished_report, running_reports
 
 ANSWERABLE = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
 UNANSWERABLE = "isolatiemaatregelen bij mazelen"  # no sample procedure is about measles
@@ -23,18 +22,18 @@ REPORT_TIMEOUT_SECONDS = 600
 
 
 def test_an_evaluator_runs_an_answer_report_through_the_chat_and_downloads_it_in_dutch(
-    app: FastAPI, chat_runtime: ChatRuntime, sign_in: SignIn, api_settings: ApiSettings
+    chat_runtime: ChatRuntime, sign_in: SignIn, api_settings: ApiSettings, ingest_settings: IngestSettings
 ) -> None:
-    app.state.chat = chat_runtime
     eva = sign_in("eva", Role.evaluator)
     labelled = eva.post(
         "/api/evaluator/sets", files={"file": ("antwoorden.csv", SET.encode(), "text/csv")}
     ).json()
 
-    started = eva.post("/api/evaluator/reports", json={"set_id": labelled["id"], "kind": "answers"})
-    assert started.status_code == 202, started.text
-    assert started.json()["kind"] == "answers"
-    report = finished_report(eva, started.json()["id"], REPORT_TIMEOUT_SECONDS)
+    with running_reports(api_settings, ingest_settings, chat_runtime):
+        started = eva.post("/api/evaluator/reports", json={"set_id": labelled["id"], "kind": "answers"})
+        assert started.status_code == 202, started.text
+        assert started.json()["kind"] == "answers"
+        report = finished_report(eva, started.json()["id"], REPORT_TIMEOUT_SECONDS)
 
     assert report["status"] == "finished", report["error"]
     assert report["kind"] == "answers"

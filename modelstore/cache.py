@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from speculative.models.checksums import file_sha256
+from modelstore.checksums import file_sha256
 
 MANIFEST_NAME = "manifest.json"
 TEMP_PREFIX = ".tmp-"

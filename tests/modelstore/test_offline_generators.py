@@ -13,7 +13,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from speculative.models.registry import GEMMA_3_270M, SMOLLM2_135M_INSTRUCT
+from modelstore.registry import GEMMA_3_270M, SMOLLM2_135M_INSTRUCT
 from speculative.settings import SpeculativeSettings
 
 pytestmark = pytest.mark.slow

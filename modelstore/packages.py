@@ -10,8 +10,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from speculative.models.checksums import file_digest
-from speculative.models.errors import ModelPackageMissing
+from modelstore.checksums import file_digest
+from modelstore.errors import ModelPackageMissing
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,17 @@
-"""The `fetch` and `check` commands of `python -m speculative.models` (production models; see `production`)."""
+"""The `fetch` and `check` commands of `python -m modelstore` (production models; see `production`)."""
 
 import argparse
 import os
 from pathlib import Path
 from typing import Any
 
-from speculative.models.production import ConfiguredModels, ModelUnavailable, fetch, require_model
+from modelstore.production import ConfiguredModels, ModelUnavailable, fetch, require_model
 
 COMMANDS = ("fetch", "check")
 
 
 def add_commands(commands: Any) -> list[argparse.ArgumentParser]:
-    """Register the commands on the `python -m speculative.models` sub-parsers; return them for shared options."""
+    """Register the commands on the `python -m modelstore` sub-parsers; return them for shared options."""
     fetch_command = commands.add_parser(
         "fetch",
         help="download (or copy --from a folder) the configured production models into the cache and verify them",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from speculative.models.cache import (
+from modelstore.cache import (
     cache_lock,
     folder_name,
     install_atomically,
@@ -19,8 +19,8 @@ from speculative.models.cache import (
     read_manifest,
     remove_stale_temp_folders,
 )
-from speculative.models.errors import ModelPackageCorrupt, ModelPackageMissing, ModelProvisioningError
-from speculative.models.registry import ModelSpec
+from modelstore.errors import ModelPackageCorrupt, ModelPackageMissing, ModelProvisioningError
+from modelstore.registry import ModelSpec
 
 log = logging.getLogger(__name__)
 

@@ -13,18 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from speculative.models import (
+from modelstore import (
     ModelPackageCorrupt,
     ModelPackageMissing,
     folder_name,
     is_complete,
     resolve_model,
 )
-from speculative.models.cache import MANIFEST_NAME, TEMP_PREFIX, cache_lock, read_manifest
-from speculative.models.errors import UnknownModel
-from speculative.models.packages import SourcePackage
-from speculative.models.provision import Status, model_status, provision
-from speculative.models.registry import Builder, ModelSpec, select
+from modelstore.cache import MANIFEST_NAME, TEMP_PREFIX, cache_lock, read_manifest
+from modelstore.errors import UnknownModel
+from modelstore.packages import SourcePackage
+from modelstore.provision import Status, model_status, provision
+from modelstore.registry import Builder, ModelSpec, select
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TINY = "test-org/tiny-model"
@@ -143,9 +143,7 @@ def test_two_provisioning_runs_never_hold_the_cache_at_once(tmp_path: Path) -> N
 
 def test_importing_the_resolver_stays_cheap() -> None:
     """`ingest` imports the resolver for its embedder; torch and transformers load only to convert."""
-    code = (
-        "import sys, speculative.models; print(sorted({'torch', 'transformers', 'numpy'} & set(sys.modules)))"
-    )
+    code = "import sys, modelstore; print(sorted({'torch', 'transformers', 'numpy'} & set(sys.modules)))"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT
     )

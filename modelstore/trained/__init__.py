@@ -14,7 +14,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from speculative.models.errors import ModelProvisioningError
+from modelstore.errors import ModelProvisioningError
 
 HERE = Path(__file__).resolve().parent
 SUMS_NAME = "SHA256SUMS"

@@ -7,7 +7,7 @@ carries one. Device and dtype are chosen later by whoever loads the folder.
 from dataclasses import dataclass
 from pathlib import Path
 
-from speculative.models.errors import TokenizerMismatch
+from modelstore.errors import TokenizerMismatch
 
 
 @dataclass(frozen=True)

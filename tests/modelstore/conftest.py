@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from speculative.models import resolve_model
-from speculative.models.provision import provision
-from speculative.models.registry import REGISTRY
+from modelstore import resolve_model
+from modelstore.provision import provision
+from modelstore.registry import REGISTRY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

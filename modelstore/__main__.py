@@ -1,4 +1,4 @@
-"""`python -m speculative.models provision|list|fetch|check`: fill the offline model cache, or show what it holds;
+"""`python -m modelstore provision|list|fetch|check`: fill the offline model cache, or show what it holds;
 fetch the production models into it and check that the configured ones are there."""
 
 import argparse
@@ -7,10 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from speculative.models import production_cli
-from speculative.models.errors import ModelProvisioningError
-from speculative.models.provision import model_states, provision
-from speculative.models.registry import REGISTRY, select
+from modelstore import production_cli
+from modelstore.errors import ModelProvisioningError
+from modelstore.provision import model_states, provision
+from modelstore.registry import REGISTRY, select
 
 DEFAULT_CACHE = Path(".models")
 
@@ -18,7 +18,7 @@ DEFAULT_CACHE = Path(".models")
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    logging.getLogger("speculative.models").setLevel(logging.INFO)
+    logging.getLogger("modelstore").setLevel(logging.INFO)
     try:
         if args.command == "provision":
             _provision(args.cache, args.only, args.verify)
@@ -48,7 +48,7 @@ def _list(cache: Path) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     default_cache = Path(os.environ.get("MODEL_CACHE", DEFAULT_CACHE))
-    parser = argparse.ArgumentParser(prog="python -m speculative.models", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m modelstore", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     provision_command = commands.add_parser("provision", help="convert the offline models that are not ready")
     provision_command.add_argument(

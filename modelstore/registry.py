@@ -10,16 +10,16 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from speculative.eagle.trained import (
+from modelstore.convert_e5 import convert_e5
+from modelstore.convert_gguf import TokenizerProbe, convert_gguf
+from modelstore.errors import UnknownModel
+from modelstore.packages import SourcePackage
+from modelstore.trained import (
     TRAINED_ADAPTERS,
     TRAINED_HEADS,
     committed_head_version,
     install_trained_head,
 )
-from speculative.models.convert_e5 import convert_e5
-from speculative.models.convert_gguf import TokenizerProbe, convert_gguf
-from speculative.models.errors import UnknownModel
-from speculative.models.packages import SourcePackage
 
 GEMMA_3_270M = "google/gemma-3-270m"
 SMOLLM2_135M_INSTRUCT = "HuggingFaceTB/SmolLM2-135M-Instruct"
