@@ -18,7 +18,7 @@ from ingest.pipeline import parse_pdf
 from ingest.retrieval import QuestionTruncator, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
-from speculative.models.registry import ALL_MINILM_L6_V2
+from modelstore.registry import ALL_MINILM_L6_V2
 from tests.ingest.ingest_pdfs import long_pdf
 
 PAGES = 300
