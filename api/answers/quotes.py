@@ -9,8 +9,8 @@ amount ("hoe lang", "hoe vaak", "hoeveel") and the sentence states a number with
 number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a list (":"); a
 small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
 (the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
-first). A heading, a table or figure caption ("Tab. 1 Detectie …") and
-a table-of-contents line are context, never a quote. Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
+first). A heading, a table or figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context,
+never a quote. Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
 table or list without sentence boundaries): no quote rather than a wrong one. The scoring and its weights were
 chosen on samples/questions.csv and read on the held-out set (`python -m api.evaluation.quote_study`,
 docs/evaluation.md "Can a clinician check the answer?").
@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from api.answers.matching import Claim, numbers
-from api.answers.sentences import Sentence, split_sentences
+from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
 from api.answers.stems import StemVocabulary
 from api.chat.abstention import Vocabulary
 
@@ -80,7 +80,6 @@ LIST_ITEM_MAX_CHARS = 120  # a following sentence longer than this (without a li
 _TERMINAL = re.compile(r"[.!?:;]$")
 _CAPTION = re.compile(r"^(?:tab(?:el)?|fig(?:uur)?|figure|table|grafiek)\.?\s*\d", re.IGNORECASE)
 _CONTENTS_LINE = re.compile(r"(?:\.{4,}|(?:\. ){3,}|…{2,})\s*\d{0,4}$")
-_LIST_MARKER = re.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[-–•*·▪◦])\s", re.IGNORECASE)
 
 
 def is_heading(sentence: str) -> bool:
@@ -225,7 +224,7 @@ def _quote(
     if candidate.sentence.text.endswith(":") and candidate.following:
         first, *rest = candidate.following
         end = first.end  # the lead-in and its first item, whatever their length
-        marked = bool(_LIST_MARKER.match(first.text))  # then the list's items are those marked as it is
+        marked = bool(LIST_ITEM.match(first.text))  # then the list's items are those marked as it is
         for item in rest:
             if not _is_item(item.text, marked) or item.end - start > rule.max_chars:
                 break
@@ -248,7 +247,7 @@ def _quote(
 
 def _is_item(sentence: str, marked: bool) -> bool:
     if marked:
-        return bool(_LIST_MARKER.match(sentence))
+        return bool(LIST_ITEM.match(sentence))
     return len(sentence) <= LIST_ITEM_MAX_CHARS and not sentence.endswith(":")
 
 
