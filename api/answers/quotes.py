@@ -7,8 +7,10 @@ the sentence itself and with its section heading and document title as context, 
 stems ("wrijven" = "Wrijf", `api.answers.stems`). Bonuses: the question asks for a duration, a frequency or an
 amount ("hoe lang", "hoe vaak", "hoeveel") and the sentence states a number with such a unit; the sentence holds a
 number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a list (":"); a
-small one for the passage's retrieval rank. A sentence ending in ":" takes the next one (the list it announces
-starts there). Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
+small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
+(the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
+first). A heading, a table or figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context,
+never a quote. Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
 table or list without sentence boundaries): no quote rather than a wrong one. The scoring and its weights were
 chosen on samples/questions.csv and read on the held-out set (`python -m api.evaluation.quote_study`,
 docs/evaluation.md "Can a clinician check the answer?").
@@ -24,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from api.answers.matching import Claim, numbers
-from api.answers.sentences import Sentence, split_sentences
+from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
 from api.answers.stems import StemVocabulary
 from api.chat.abstention import Vocabulary
 
@@ -60,7 +62,7 @@ WHEN_QUESTION = re.compile(r"\b(wanneer|in welke gevallen)\b", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class QuoteRule:
-    min_score: float = 0.5
+    min_score: float = 0.4
     unit_bonus: float = 0.25  # the sentence states the kind of quantity the question asks for
     quantity_bonus: float = 0.0  # the question asks for a quantity and the sentence holds any number
     number_bonus: float = 0.3  # the sentence holds a number the question names
@@ -74,7 +76,10 @@ class QuoteRule:
 
 
 HEADING_MAX_WORDS = 6
+LIST_ITEM_MAX_CHARS = 120  # a following sentence longer than this (without a list marker) ends a quoted list
 _TERMINAL = re.compile(r"[.!?:;]$")
+_CAPTION = re.compile(r"^(?:tab(?:el)?|fig(?:uur)?|figure|table|grafiek)\.?\s*\d", re.IGNORECASE)
+_CONTENTS_LINE = re.compile(r"(?:\.{4,}|(?:\. ){3,}|…{2,})\s*\d{0,4}$")
 
 
 def is_heading(sentence: str) -> bool:
@@ -88,6 +93,11 @@ def is_heading(sentence: str) -> bool:
     )
 
 
+def is_label(sentence: str) -> bool:
+    """A table or figure caption or a table-of-contents line: it names what is elsewhere, it answers nothing."""
+    return bool(_CAPTION.match(sentence) or _CONTENTS_LINE.search(sentence))
+
+
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 
@@ -99,7 +109,7 @@ class _Holds(Protocol):
 class _Candidate:
     source_index: int
     sentence: Sentence
-    following: Sentence | None
+    following: tuple[Sentence, ...]  # the sentences after it in its passage
     own: _Holds  # the words of the sentence itself
     held: _Holds  # … of the sentence, its heading and its document's title
     rank: float
@@ -199,7 +209,9 @@ def _candidates(sources: Sequence[dict[str, Any]], rule: QuoteRule) -> Iterator[
             if is_heading(sentence.text):
                 heading = sentence.text
                 continue
-            following = sentences[position + 1] if position + 1 < len(sentences) else None
+            if is_label(sentence.text):
+                continue
+            following = tuple(sentences[position + 1 :])
             own = vocabulary([sentence.text])
             held = vocabulary([sentence.text, f"{title}\n{heading}"])
             yield _Candidate(index, sentence, following, own, held, rank)
@@ -209,8 +221,14 @@ def _quote(
     score: float, candidate: _Candidate, source: dict[str, Any], rule: QuoteRule
 ) -> dict[str, Any] | None:
     start, end = candidate.sentence.start, candidate.sentence.end
-    if candidate.sentence.text.endswith(":") and candidate.following is not None:
-        end = candidate.following.end
+    if candidate.sentence.text.endswith(":") and candidate.following:
+        first, *rest = candidate.following
+        end = first.end  # the lead-in and its first item, whatever their length
+        marked = bool(LIST_ITEM.match(first.text))  # then the list's items are those marked as it is
+        for item in rest:
+            if not _is_item(item.text, marked) or item.end - start > rule.max_chars:
+                break
+            end = item.end
     if end - start > rule.max_chars:
         return None
     passage = str(source["passage"])
@@ -225,6 +243,12 @@ def _quote(
         "end": end,
         "score": round(min(1.0, score), 4),
     }
+
+
+def _is_item(sentence: str, marked: bool) -> bool:
+    if marked:
+        return bool(LIST_ITEM.match(sentence))
+    return len(sentence) <= LIST_ITEM_MAX_CHARS and not sentence.endswith(":")
 
 
 class _Embeds(Protocol):

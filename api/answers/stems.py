@@ -33,7 +33,8 @@ def stem(word: str) -> str:
 
 class StemVocabulary:
     """The words of some texts, asked whether they hold a question's word: as the abstention's `Vocabulary` does,
-    or as the same stem, or as the last part of a compound question word."""
+    or as the same stem, or as the last part of a compound question word. A word with a digit (a code, a dose
+    such as "p01487" or "5mg") is held only whole: "p01480" shares its first letters, not its meaning."""
 
     def __init__(self, texts: Iterable[str]) -> None:
         texts = list(texts)
@@ -42,6 +43,8 @@ class StemVocabulary:
         self._joined = " ".join(self._stems)
 
     def holds(self, word: str) -> bool:
+        if any(character.isdigit() for character in word):
+            return word in self._plain.words
         stemmed = stem(word)
         return (
             self._plain.holds(word)

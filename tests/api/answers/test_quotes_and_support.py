@@ -187,7 +187,7 @@ def _source(name: str, title: str, start: str, end: str) -> dict[str, object]:
     }
 
 
-def test_a_question_word_in_another_form_and_a_when_question_quote_the_lead_in_and_its_first_item(
+def test_a_question_word_in_another_form_and_a_when_question_quote_the_lead_in_and_its_items(
     sources: list[dict[str, object]],
 ) -> None:
     """ "wassen" is the step's "Was"; "wanneer" asks for the cases the lead-in announces (it was the duration
@@ -197,8 +197,10 @@ def test_a_question_word_in_another_form_and_a_when_question_quote_the_lead_in_a
     assert quote is not None
     assert quote["text"] == (
         "Was de handen met water en vloeibare zeep in plaats van ze te ontsmetten:\n"
-        "- als de handen zichtbaar vuil of nat zijn;"
-    )
+        "- als de handen zichtbaar vuil of nat zijn;\n"
+        "- na contact met een patiënt met (vermoeden van) C. difficile of norovirus;\n\n"
+        "- na toiletbezoek."
+    )  # the sentence after the list ("Handen wassen duurt 40 tot 60 seconden.") is no item of it
 
 
 def test_a_duration_question_prefers_the_sentence_with_a_unit_of_time() -> None:
@@ -227,3 +229,35 @@ def test_a_number_the_question_names_picks_its_table_row() -> None:
         quote["text"]
         == "1,5–2,9 mmol/L | Risico op DKA | Zoals hierboven en onmiddellijk de kinderarts verwittigen"
     )
+
+
+def _plain(passage: str, title: str = "Folder") -> dict[str, object]:
+    return {"document_id": "d", "title": title, "page_start": 1, "page_end": 1, "passage": passage}
+
+
+def test_a_table_caption_or_a_contents_line_is_never_the_quote() -> None:
+    """They repeat the question's words ("negatief", "stalen") and answer nothing; the row does."""
+    passage = (
+        "Tab. 1 Detectie van influenza virussen: negatieve en positieve stalen per week\n"
+        "1.2 Negatieve stalen en positieve stalen ........ 15\n"
+        "Negatief | 269 stalen | 41%"
+    )
+
+    quote = select_quote("hoeveel stalen waren negatief?", [_plain(passage)])
+
+    assert quote is not None and quote["text"] == "Negatief | 269 stalen | 41%"
+
+
+def test_a_lead_in_with_unmarked_short_items_is_quoted_with_them_and_not_with_the_paragraph_after() -> None:
+    passage = (
+        "Signalen die wijzen op benauwdheid bij uw kind zijn:\n\n"
+        "snelle ademhaling\n\nneusvleugelen\n\nintrekkingen in de hals, of onder/tussen de ribben\n\n"
+        "Als u twijfelt of uw kind benauwd is, belt u dan altijd met de afdeling of de huisartsenpost:"
+        " zij kijken dan samen met u wat er nodig is en of uw kind gezien moet worden door een arts."
+    )
+
+    quote = select_quote("signalen benauwdheid kind", [_plain(passage)])
+
+    assert quote is not None
+    assert quote["text"].startswith("Signalen die wijzen op benauwdheid")
+    assert quote["text"].endswith("intrekkingen in de hals, of onder/tussen de ribben")
