@@ -101,3 +101,10 @@ def ingest_settings(database_url: str, tmp_path: Path, model_cache: Path) -> Ing
         model_cache=model_cache,
         weaviate_url=None,
     )
+
+
+@pytest.fixture
+def offline_models(model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The ingest settings of an evaluation run point at the cache whatever the working directory."""
+    monkeypatch.setenv("MODEL_CACHE", str(model_cache))
+    return model_cache

@@ -1,7 +1,7 @@
 """`python -m speculative.adapt`: LoRA-adapt the generator on prompt/target examples and write the adapter.
 
 `python -m speculative.adapt --data data.jsonl --out ADAPTER_DIR [--model google/gemma-3-270m] [--max-minutes 45]`
-trains on the `train` rows of the JSONL (`python -m api.evaluation.adapt_data` writes it), reports the held-out
+trains on the `train` rows of the JSONL (`python -m research.adapt_data` writes it), reports the held-out
 loss on its `val` rows, checkpoints to `ADAPTER_DIR.state.pt` (run it again to resume) and writes the adapter
 folder: `adapter_model.safetensors`, `adapter_config.json`, `training.json` and `SHA256SUMS`.
 """

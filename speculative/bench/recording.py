@@ -1,7 +1,7 @@
 """What the engine's benchmarks (`speculative.bench`, `speculative.worker.bench`) record beside their figures.
 
 The other benchmarks cannot share this: `ingest` may not import `speculative.bench` and `api` nothing of
-`speculative` (.importlinter); `ingest.bench.common` keeps its own helpers, which `api.bench` could use.
+`speculative` (.importlinter); `research.ingest_bench.common` keeps its own helpers, which `api.bench` could use.
 """
 
 import shlex

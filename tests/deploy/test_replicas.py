@@ -25,10 +25,10 @@ from httpx_sse import connect_sse
 from sqlalchemy.orm import Session
 
 from api import schema
-from api.bench.loopback import running_api
 from api.models import Message, MessageState
 from ingest.database import get_engine
 from modelstore.registry import ALL_MINILM_L6_V2
+from research.loopback import running_api
 from tests.api.chat.conftest import clinician_token
 from tests.api.chat.servers import RecordingRelay
 from tests.api.conftest import PASSWORD

@@ -1,4 +1,4 @@
-"""`python -m ingest.bench.conversion --scan PDF… --word FILE…`: OCR accuracy and speed, Word conversion speed.
+"""`python -m research.ingest_bench.conversion --scan PDF… --word FILE…`: OCR accuracy and speed, Word conversion speed.
 
 OCR: each digital PDF is printed to images (its pages rendered at `--dpi`, saved as an image-only PDF: a scan
 without a text layer), the scan is read as ingestion reads it (`read_pdf`: OCRmyPDF, Tesseract `nld`, then the
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pdfplumber
 
-from ingest.bench.common import command, machine, replace_section
 from ingest.conversion import convert_to_pdf
 from ingest.formats import kind_of
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import Reading, parse_pdf, read_pdf
+from research.ingest_bench.common import command, machine, replace_section
 
 SECTION = "## Scanned PDFs (OCR) and Word files (conversion)"
 _NOT_TEXT = re.compile(r"[\W_]+")
@@ -81,7 +81,7 @@ def measure_conversion(path: Path, scratch: Path) -> tuple[float, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ingest.bench.conversion", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.ingest_bench.conversion", description=__doc__)
     parser.add_argument(
         "--scan", type=Path, action="append", default=[], help="a digital PDF to print and OCR"
     )
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lines = [
         SECTION,
         "",
-        f"`{command('ingest.bench.conversion', argv)}` on {machine()}; Dutch documents.",
+        f"`{command('research.ingest_bench.conversion', argv)}` on {machine()}; Dutch documents.",
         "",
         f"OCR (OCRmyPDF 14 + Tesseract 5 `nld`, one job at a time) of digital PDFs printed to {arguments.dpi} dpi "
         "images; accuracy: the share of the digital text's characters (letters and digits, lower case) that the "

@@ -1,10 +1,10 @@
-"""`python -m ingest.bench.retrieval --chunks N…`: latency of the chat's retriever, as a Markdown section.
+"""`python -m research.ingest_bench.retrieval --chunks N…`: latency of the chat's retriever, as a Markdown section.
 
 Goal: p95 ≤ 30 ms at 100,000 chunks without the query embedding. "Without embedding" times `Retriever.search`
 with a precomputed vector (both legs, fusion, top k); "with embedding" times `Retriever.retrieve`, which first
 embeds the question with the configured embedder (the offline e5-small on the CPU here).
 
-A synthetic corpus from `ingest.bench.synthetic` is enough for latency: chunks of 120 words from a Zipf vocabulary
+A synthetic corpus from `research.ingest_bench.synthetic` is enough for latency: chunks of 120 words from a Zipf vocabulary
 of 50,000 words (BM25 posting lists with the long tail of a large collection), vectors around 500 cluster
 centres (neighbourhoods, as with real embeddings), 50 chunks per document as in a real procedure. Questions
 are 3 to 8 words, none among the 100 commonest: in a real language those are the function words the stopword
@@ -29,8 +29,6 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from ingest.bench.common import command, machine, percentiles_ms, replace_section, timed
-from ingest.bench.synthetic import VectorSpace, Vocabulary, synthetic_documents
 from ingest.embedding import Embedder
 from ingest.retrieval import Retriever
 from ingest.search.embedded import SEGMENTS, EmbeddedIndex
@@ -39,6 +37,8 @@ from ingest.search.manifest import read_manifest
 from ingest.search.segment import GRAPH_FILE, Segment
 from ingest.search.vectors import HNSW_MIN_ROWS
 from ingest.settings import IngestSettings
+from research.ingest_bench.common import command, machine, percentiles_ms, replace_section, timed
+from research.ingest_bench.synthetic import VectorSpace, Vocabulary, synthetic_documents
 
 SECTION = "## Retrieval"
 QUERIES = 300
@@ -151,7 +151,7 @@ def _introduction(results: dict[str, Any]) -> str:
     return (
         f"The chat's retriever (`ingest.retrieval.Retriever` as the settings configure it: hybrid "
         f"α = {results['alpha']}, top {results['top_k']}, no filter) over the embedded index, on a synthetic "
-        f"corpus from `ingest/bench/synthetic.py` (a Zipf vocabulary of {VOCABULARY:,} words, exponent "
+        f"corpus from `research/ingest_bench/synthetic.py` (a Zipf vocabulary of {VOCABULARY:,} words, exponent "
         f"{ZIPF_EXPONENT}, 120 words per chunk, {CHUNKS_PER_DOCUMENT} chunks per document; "
         f"{results['dimension']}-dim vectors around {CLUSTERS} cluster centres; questions of "
         f"{QUESTION_WORDS[0]}–{QUESTION_WORDS[1]} words without the {FUNCTION_WORDS} commonest words, which a "
@@ -235,7 +235,7 @@ def _contention(results: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ingest.bench.retrieval", description=__doc__.split("\n")[0]
+        prog="python -m research.ingest_bench.retrieval", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--chunks", type=int, nargs="+", default=[10_000, 100_000], help="index sizes")
     parser.add_argument(
@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = IngestSettings()
     embedder = Embedder.from_settings(settings)
     results: dict[str, Any] = {
-        "command": command("ingest.bench.retrieval", argv),
+        "command": command("research.ingest_bench.retrieval", argv),
         "machine": machine(),
         "load_average": os.getloadavg()[0],
         "embedder": settings.embedding_model,

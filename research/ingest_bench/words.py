@@ -1,4 +1,4 @@
-"""`python -m ingest.bench.words PDF…`: the share of broken or glued words in the cleaned text of real PDFs.
+"""`python -m research.ingest_bench.words PDF…`: the share of broken or glued words in the cleaned text of real PDFs.
 
 A word of the cleaned text (letters, at least two) is suspect when it occurs neither in a plain extraction of
 the same page (pypdf's plain mode and pdfminer's, through pdfplumber) nor in a Dutch word list (Debian's
@@ -22,8 +22,8 @@ from pathlib import Path
 import pdfplumber
 from pypdf import PdfReader
 
-from ingest.bench.common import command, machine, replace_section
 from ingest.pipeline import read_pdf
+from research.ingest_bench.common import command, machine, replace_section
 
 SECTION = "## Broken words in the cleaned text of real PDFs"
 WORD_LIST = Path("/usr/share/dict/dutch")
@@ -87,7 +87,7 @@ def markdown(
     lines = [
         SECTION,
         "",
-        f"`{command('ingest.bench.words', argv)}` on {machine()}; Dutch PDFs (`../shared/data/real_nl/`, the "
+        f"`{command('research.ingest_bench.words', argv)}` on {machine()}; Dutch PDFs (`../shared/data/real_nl/`, the "
         "regulation in `../shared/data/pdfs/`); word list: Debian `wdutch`.",
         "",
         "A suspect is a word of the cleaned text found neither in a plain extraction of its page (pypdf plain, "
@@ -107,7 +107,7 @@ def markdown(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ingest.bench.words", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.ingest_bench.words", description=__doc__)
     parser.add_argument("pdfs", nargs="+", type=Path, metavar="PDF")
     parser.add_argument("--json", type=Path, help="write the figures and every suspect here")
     parser.add_argument("--before", type=Path, help="the --json of a run of the old code, for the table")

@@ -1,9 +1,9 @@
 """Base vs adapted generator on the same prompts: does the answer hold the key fact, does it loop, does it say
 "niet gevonden" where the passages do not answer (and not where they do)?
 
-`python -m api.evaluation.adapt_score --prompts P.jsonl [--questions CSV] --results base=DIR/results.json
-adapted=DIR/results.json [--method hf_greedy]` reads the rendered prompts (rows of `api.evaluation.adapt_data`
-carry their `answer`; rows of `api.rag_prompts` are matched by question to a CSV's `answer` column, empty =
+`python -m research.adapt_score --prompts P.jsonl [--questions CSV] --results base=DIR/results.json
+adapted=DIR/results.json [--method hf_greedy]` reads the rendered prompts (rows of `research.adapt_data`
+carry their `answer`; rows of `research.rag_prompts` are matched by question to a CSV's `answer` column, empty =
 unanswerable) and the answers of `python -m speculative.bench` runs on them, and prints one markdown table.
 """
 
@@ -104,7 +104,7 @@ def _get(summaries: dict[str, Any], method: str, key: str) -> float | None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m api.evaluation.adapt_score", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.adapt_score", description=__doc__)
     parser.add_argument("--prompts", type=Path, required=True, help="the rendered prompts (JSONL)")
     parser.add_argument("--questions", type=Path, help="CSV with question,answer for rows without an answer")
     parser.add_argument(

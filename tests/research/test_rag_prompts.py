@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from api.prompting import ANSWER_STOP_STRINGS, build_rag_prompt
-from api.rag_prompts import main
 from modelstore.provision import provision
 from modelstore.registry import ALL_MINILM_L6_V2, REGISTRY
+from research.rag_prompts import main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "samples"

@@ -1,4 +1,4 @@
-"""`python -m api.evaluation.abstention.study`: how well raw retrieval scores separate answerable questions from
+"""`python -m research.abstention.study`: how well raw retrieval scores separate answerable questions from
 questions whose documents are not indexed, and which thresholds the chat's "not found" should use.
 
 Unanswerable questions are made by leaving documents out: the documents are split into folds (COVID-QA by article,
@@ -30,12 +30,6 @@ import torch
 from numpy.typing import NDArray
 
 from api.chat.abstention import AbstentionRule, Confidence, Vocabulary, content_words, coverage
-from api.evaluation.abstention.candidates import (
-    document_frequencies,
-    idf_weights,
-    most_specific_found,
-    weighted_coverage,
-)
 from api.evaluation.corpus import CleanedDocument, clean_set, read_pdf_folder
 from api.evaluation.datasets import load_covid_qa, load_xquad
 from api.evaluation.queries import EvalQuery, read_queries
@@ -47,8 +41,14 @@ from ingest.retrieval import QuestionTruncator, RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
+from research.abstention.candidates import (
+    document_frequencies,
+    idf_weights,
+    most_specific_found,
+    weighted_coverage,
+)
 
-log = logging.getLogger("api.evaluation.abstention.study")
+log = logging.getLogger("research.abstention.study")
 
 
 @dataclass(frozen=True)
@@ -523,7 +523,7 @@ def _optional(value: str | None) -> float | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m api.evaluation.abstention.study", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.abstention.study", description=__doc__)
     parser.add_argument("--covid-qa", type=Path, help="COVID-QA's 200423_covidQA.json")
     parser.add_argument(
         "--xquad", type=Path, action="append", default=[], help="xquad.LANG.json (repeatable)"

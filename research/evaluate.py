@@ -1,11 +1,11 @@
-"""`python -m api.evaluate`: Hit@k / MRR reports for one or more retrieval configurations, side by side.
+"""`python -m research.evaluate`: Hit@k / MRR reports for one or more retrieval configurations, side by side.
 
 Question files: the hospital's CSV or JSONL with `--documents DIR` (the PDFs to index), or a public set in its
 SQuAD format with `--dataset covid-qa|xquad`. Each configuration is indexed into a temporary index; the report
 (CSV, JSON, Markdown, one self-contained HTML page) is written into `--out`.
 
 With `--answers` (CSV/JSONL questions with an `answer` key-phrase column) each question is instead asked through
-the chat with the offline generator, and the answer-quality report is written (`api.evaluation.answer_quality`).
+the chat with the offline generator, and the answer-quality report is written (`research.offline_answers`).
 """
 
 import argparse
@@ -20,8 +20,6 @@ from pathlib import Path
 import torch
 
 from api.evaluation.answer_quality import (
-    OFFLINE_GENERATOR,
-    ask_answers,
     summarise,
     summary_lines,
     write_answer_report,
@@ -34,8 +32,9 @@ from api.evaluation.queries import EvalQuery, QueryFileError, read_queries
 from api.evaluation.report import EvaluationReport
 from api.evaluation.runner import Embedders, run_configurations
 from ingest.settings import IngestSettings
+from research.offline_answers import OFFLINE_GENERATOR, ask_answers
 
-log = logging.getLogger("api.evaluate")
+log = logging.getLogger("research.evaluate")
 
 DEFAULT_NAME = "default"
 
@@ -54,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     queries = inputs.queries[: args.limit] if args.limit is not None else inputs.queries
     notes = inputs.notes + ([f"Only the first {len(queries)} questions (--limit)."] if args.limit else [])
-    notes.append("Command: python -m api.evaluate " + shlex.join(arguments))
+    notes.append("Command: python -m research.evaluate " + shlex.join(arguments))
     if args.answers:
         return _answers(args, inputs, queries, notes)
     results = run_configurations(inputs.documents, queries, configs, Embedders(IngestSettings()))
@@ -76,7 +75,7 @@ def _answers(args: argparse.Namespace, inputs: "Inputs", queries: list[EvalQuery
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m api.evaluate", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.evaluate", description=__doc__)
     parser.add_argument("--queries", type=Path, required=True, help=".csv / .jsonl, or a SQuAD .json")
     parser.add_argument("--out", type=Path, required=True, help="folder for the report files")
     parser.add_argument("--documents", type=Path, help="folder of PDFs the CSV/JSONL questions are about")

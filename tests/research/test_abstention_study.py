@@ -2,7 +2,7 @@
 
 import pytest
 
-from api.evaluation.abstention.study import SIGNALS, Observation, Signal, outcome, strictest_rule
+from research.abstention.study import SIGNALS, Observation, Signal, outcome, strictest_rule
 
 DENSE_ONLY = Signal("dense", dense=True, bm25=False)
 

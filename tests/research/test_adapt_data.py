@@ -1,4 +1,4 @@
-"""The adaptation data (`python -m api.evaluation.adapt_data`) and its base-vs-adapted score: answers copied from
+"""The adaptation data (`python -m research.adapt_data`) and its base-vs-adapted score: answers copied from
 the passage in the product's prompt, "niet gevonden" over another article, whole articles held out."""
 
 import json
@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from api.chat.abstention import NOT_FOUND_MESSAGE
-from api.evaluation.adapt_data import ANSWER_END, answer_window, article_split
-from api.evaluation.adapt_data import main as build_main
-from api.evaluation.adapt_score import main as score_main
 from api.prompting import build_rag_prompt
 from ingest.chunking import indexed_text
+from research.adapt_data import ANSWER_END, answer_window, article_split
+from research.adapt_data import main as build_main
+from research.adapt_score import main as score_main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONTEXTS = {

@@ -2,7 +2,7 @@
 exact prompt (api/prompting.py), so the model learns to answer from the passages or say the chat's fixed
 "niet gevonden" sentence.
 
-`python -m api.evaluation.adapt_data --xquad-de xquad.de.json --xquad-en xquad.en.json --covid-qa covidQA.json
+`python -m research.adapt_data --xquad-de xquad.de.json --xquad-en xquad.en.json --covid-qa covidQA.json
 --samples samples --out data.jsonl` writes one row per example: `{"id", "prompt", "target", "source", "split",
 "article", "answer", "context", "stop"}`. Answerable rows show a short window of the answer's passage (plus, for
 some, a passage of another article) and their target is the passage's sentence holding the answer span: the model
@@ -331,7 +331,7 @@ def all_questions(args: argparse.Namespace) -> Iterator[Question]:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m api.evaluation.adapt_data",
+        prog="python -m research.adapt_data",
         description="Answer-or-abstain examples in the product's prompt for adapting the generator.",
     )
     parser.add_argument("--xquad-de", type=Path, help="xquad.de.json")

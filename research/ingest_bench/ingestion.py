@@ -1,4 +1,4 @@
-"""`python -m ingest.bench --pdf PATH…`: ingestion throughput, memory and index costs, as a Markdown section.
+"""`python -m research.ingest_bench --pdf PATH…`: ingestion throughput, memory and index costs, as a Markdown section.
 
 Measures (issue 3): parse+clean+chunk pages/s (wall and per CPU second: parsing is single-threaded Python);
 end-to-end chunks/s with the configured embedder and its ratio to that embedder's own `encode` on the same
@@ -23,8 +23,6 @@ import torch
 from sentence_transformers import SentenceTransformer
 
 from ingest import schema
-from ingest.bench.common import command, machine, percentiles_ms, replace_section, timed
-from ingest.bench.synthetic import VectorSpace, Vocabulary, long_pdf, synthetic_documents
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
@@ -33,6 +31,8 @@ from ingest.runner import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from modelstore.cache import resolve_model
+from research.ingest_bench.common import command, machine, percentiles_ms, replace_section, timed
+from research.ingest_bench.synthetic import VectorSpace, Vocabulary, long_pdf, synthetic_documents
 
 SECTION = "## Ingestion"
 DIMENSION = 384
@@ -246,7 +246,9 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ingest.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m research.ingest_bench", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--pdf", type=Path, action="append", required=True, help="a real PDF (repeatable)")
     parser.add_argument(
         "--sizes", default="10000,100000", help="index sizes in chunks, comma-separated ('' = none)"
@@ -258,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     settings = IngestSettings()
     results: dict[str, Any] = {
-        "command": command("ingest.bench", argv),
+        "command": command("research.ingest_bench", argv),
         "machine": machine(),
     }
     with tempfile.TemporaryDirectory() as folder:

@@ -1,5 +1,5 @@
-"""`python -m api.evaluation.abstention.model_score`: what the generator's own "niet gevonden" adds to the chat's
-coverage abstention, on the cases of `api.evaluation.abstention.model_prompts` and the answers of
+"""`python -m research.abstention.model_score`: what the generator's own "niet gevonden" adds to the chat's
+coverage abstention, on the cases of `research.abstention.model_prompts` and the answers of
 `python -m speculative.bench` to its prompts.
 
 `--cases C.csv --results DIR/results.json [--method hf-greedy]` prints a markdown table — coverage alone, the model on
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from api.chat.abstention import says_not_found
-from api.evaluation.abstention.cases import Case, read_cases
+from research.abstention.cases import Case, read_cases
 
 SHOWN_CHARACTERS = 90
 
@@ -124,9 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m api.evaluation.abstention.model_score", description=__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m research.abstention.model_score", description=__doc__)
     parser.add_argument("--cases", type=Path, required=True, help="the cases CSV of model_prompts")
     parser.add_argument("--results", type=Path, required=True, help="results.json of speculative.bench")
     parser.add_argument(

@@ -1,12 +1,12 @@
 """Rendered RAG requests for the generation benchmarks, built exactly as the chat builds them for the worker.
 
-`python -m api.rag_prompts --documents DIR_OR_PDF… --questions CSV… [--question TEXT…] --out FILE.jsonl`
+`python -m research.rag_prompts --documents DIR_OR_PDF… --questions CSV… [--question TEXT…] --out FILE.jsonl`
 ingests the PDFs into a temporary embedded index with ingestion's own pipeline (parse, clean, title, 800/160
 chunks, the configured embedder), asks every question through the chat's retriever (hybrid, α 0.7, top 3 unless
 configured) and writes one worker request per question (docs/worker.md): `{"id", "category", "question", "prompt",
 "context", "stop", "sources"}`. `context` holds the chunks as indexed (`Titel: …\\nTekst: …`), `prompt` is the
 product's template around them (api/prompting.py), `stop` its markers.
-`python -m api.rag_prompts --squad xquad.en.json --out FILE.jsonl` renders SQuAD as RAG instead: the first question
+`python -m research.rag_prompts --squad xquad.en.json --out FILE.jsonl` renders SQuAD as RAG instead: the first question
 of each of the first 80 paragraphs, its paragraph as the only chunk (an English control set).
 Benchmarks read either file: `python -m speculative.bench --prompts rag:FILE.jsonl`.
 """
@@ -134,7 +134,7 @@ def squad_requests(path: Path, count: int = SQUAD_RAG_QUESTIONS) -> list[dict[st
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m api.rag_prompts",
+        prog="python -m research.rag_prompts",
         description="Dutch RAG prompt inputs retrieved as the chat retrieves them.",
     )
     source = parser.add_mutually_exclusive_group(required=True)

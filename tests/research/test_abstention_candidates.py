@@ -4,7 +4,7 @@ a question word is in the collection, and coverage weighted by it."""
 import pytest
 
 from api.chat.abstention import Vocabulary, coverage
-from api.evaluation.abstention.candidates import (
+from research.abstention.candidates import (
     document_frequencies,
     idf_weights,
     most_specific_found,

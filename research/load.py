@@ -1,4 +1,4 @@
-"""`python -m api.bench.load`: N concurrent chat streams against one worker on loopback (a benchmark, not a test).
+"""`python -m research.load`: N concurrent chat streams against one worker on loopback (a benchmark, not a test).
 
 Everything is real and local: the PDFs are ingested into a temporary embedded index with the offline embedder,
 `python -m speculative.worker` serves the tiny offline model, `python -m api serve` answers, and N clients ask at
@@ -31,15 +31,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api import schema
-from api.bench.loopback import TINY_GENERATOR, api_process, worker_process
 from api.models import Conversation, Message, MessageState, Role
-from api.rag_prompts import build_index, document_chunks, pdf_paths, read_questions
 from api.services import sessions, users
 from ingest.database import get_engine
 from ingest.embedding import Embedder
 from ingest.settings import IngestSettings
+from research.loopback import TINY_GENERATOR, api_process, worker_process
+from research.rag_prompts import build_index, document_chunks, pdf_paths, read_questions
 
-log = logging.getLogger("api.bench.load")
+log = logging.getLogger("research.load")
 
 
 @dataclass
@@ -282,7 +282,7 @@ def _triple(values: dict[str, float] | None) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m api.bench.load", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.load", description=__doc__)
     parser.add_argument("--documents", type=Path, default=Path("samples/documents"), help="PDFs to index")
     parser.add_argument(
         "--questions", type=Path, default=Path("samples/questions.csv"), help="CSV, 'question'"

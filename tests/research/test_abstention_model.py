@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from api.chat.abstention import NOT_FOUND_MESSAGE, AbstentionRule
-from api.evaluation.abstention import model_prompts, model_score
-from api.evaluation.abstention.cases import Case, read_cases, write_cases
-from api.evaluation.abstention.study import Asked
 from api.evaluation.queries import EvalQuery
 from api.prompting import build_rag_prompt
 from ingest.retrieval import RetrievedChunk
 from ingest.search.types import LegScores
 from modelstore.registry import ALL_MINILM_L6_V2
+from research.abstention import model_prompts, model_score
+from research.abstention.cases import Case, read_cases, write_cases
+from research.abstention.study import Asked
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RULE = AbstentionRule(None, None, 0.627)

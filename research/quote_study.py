@@ -1,4 +1,4 @@
-"""`python -m api.evaluation.quote_study`: how often the quote (`api.answers.quotes`) holds the question's key
+"""`python -m research.quote_study`: how often the quote (`api.answers.quotes`) holds the question's key
 fact, for candidate scorings and thresholds, on labelled question files retrieved as the chat retrieves them.
 
 Each `--queries FILE --documents DIR` pair is indexed on its own (the chat's chunking, embedder, α and top k);
@@ -33,7 +33,7 @@ from ingest.embedding import Embedder
 from ingest.retrieval import Retriever
 from ingest.settings import IngestSettings
 
-log = logging.getLogger("api.evaluation.quote_study")
+log = logging.getLogger("research.quote_study")
 
 # The rule shipped before (unit-blind quantity bonus, every word weighing 1, words compared as the abstention
 # compares them), then each change of the chosen rule added in turn, then the chosen rule's thresholds.
@@ -183,7 +183,7 @@ def _cached(similarity: Similarity) -> Similarity:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m api.evaluation.quote_study", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.quote_study", description=__doc__)
     parser.add_argument(
         "--queries", type=Path, action="append", required=True, help=".csv / .jsonl (repeatable)"
     )

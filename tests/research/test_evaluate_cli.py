@@ -1,4 +1,4 @@
-"""`python -m api.evaluate` end to end: real chunking, embedding (MiniLM) and the embedded hybrid index."""
+"""`python -m research.evaluate` end to end: real chunking, embedding (MiniLM) and the embedded hybrid index."""
 
 import csv
 import io
@@ -10,8 +10,8 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from api.evaluate import main
 from modelstore.registry import ALL_MINILM_L6_V2 as MINILM
+from research.evaluate import main
 
 FILLER = "This paragraph is about something else entirely and repeats general words to fill the page. " * 12
 ARTICLES = {

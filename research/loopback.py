@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 TINY_GENERATOR = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 

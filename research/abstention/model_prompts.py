@@ -1,4 +1,4 @@
-"""`python -m api.evaluation.abstention.model_prompts`: the prompts the chat would send the generator for the
+"""`python -m research.abstention.model_prompts`: the prompts the chat would send the generator for the
 questions coverage lets through, to measure what the generator's own "niet gevonden" adds to the abstention.
 
 The folds and retrieval are the abstention study's (each PDF left out in turn, the chat's retriever; a case is a
@@ -6,7 +6,7 @@ question asked in one fold). The chat's rule (coverage ≥ ABSTAIN_MIN_COVERAGE)
 the product's prompt is rendered as the chat renders it (chunks as indexed) and written once per distinct prompt —
 the same question retrieves the same chunks in most folds — as worker requests for
 `python -m speculative.bench --prompts rag:FILE`. The cases CSV maps every case to its prompt (none where coverage
-abstains); `python -m api.evaluation.abstention.model_score` reads it with the benchmark's answers.
+abstains); `python -m research.abstention.model_score` reads it with the benchmark's answers.
 
 `--csv samples/heldout/questions.csv --documents samples/heldout/documents --prompts P.jsonl --cases C.csv`
 """
@@ -22,11 +22,11 @@ import torch
 
 from api.chat.abstention import AbstentionRule
 from api.chat.settings import DEFAULT_MIN_COVERAGE
-from api.evaluation.abstention.cases import Case, write_cases
-from api.evaluation.abstention.study import Asked, ask, document_records, pdf_folder_set
-from api.rag_prompts import retrieved_request, write_lines
 from ingest.embedding import Embedder
 from ingest.settings import IngestSettings
+from research.abstention.cases import Case, write_cases
+from research.abstention.study import Asked, ask, document_records, pdf_folder_set
+from research.rag_prompts import retrieved_request, write_lines
 
 CATEGORY = "abstention"
 
@@ -67,9 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m api.evaluation.abstention.model_prompts", description=__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m research.abstention.model_prompts", description=__doc__)
     parser.add_argument("--csv", type=Path, required=True, help="hospital CSV: question,relevant_documents")
     parser.add_argument(
         "--documents", type=Path, required=True, help="folder of the PDFs the questions are about"

@@ -44,7 +44,7 @@ def report() -> EvaluationReport:
         {"alpha": "0.7"},
         (_outcome("1", 2, 2), _outcome("2", 4, 9), _outcome("3", None, None, False)),
     )
-    return EvaluationReport("COVID-QA (English)", (bm25, hybrid), notes=("python -m api.evaluate …",))
+    return EvaluationReport("COVID-QA (English)", (bm25, hybrid), notes=("python -m research.evaluate …",))
 
 
 @pytest.fixture(scope="module")
