@@ -30,7 +30,7 @@ from httpx_sse import aconnect_sse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from api import schema
+from api import database_schema
 from api.models import Conversation, Message, MessageState, Role
 from api.services import sessions, users
 from ingest.database import get_engine
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = Path(folder)
         database_url = args.database_url or f"sqlite:///{work / 'bench.db'}"
         index_dir = _index(args.documents, work / "index")
-        schema.migrate(database_url)
+        database_schema.migrate(database_url)
         token, conversations = _user_and_conversations(database_url, args.streams)
         questions = read_questions([args.questions], [])
         worker_settings = {"MAX_NEW_TOKENS": str(args.max_new_tokens), "TORCH_THREADS": "1"}

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from api.answers.matching import Claim, numbers
 from api.answers.sentences import Sentence, split_sentences
 from api.answers.stems import StemVocabulary
-from api.chat.abstention import Vocabulary
+from api.dutch import Vocabulary
 
 # Questions that ask for a quantity: a duration, a dose, a frequency, a limit (the earlier, unit-blind bonus).
 QUANTITY_QUESTION = re.compile(

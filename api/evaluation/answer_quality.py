@@ -29,10 +29,10 @@ from api.chat import answering
 from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.csvfile import csv_text
+from api.database_schema import migrate
 from api.evaluation.key_facts import holds_key_fact
 from api.evaluation.queries import EvalQuery
 from api.models import Conversation, MessageState, Role
-from api.schema import migrate
 from api.services import users
 from ingest.database import get_engine
 

@@ -5,7 +5,7 @@ Dutch questions they did worse than the plain share (docs/evaluation.md, "Knowin
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from api.chat.abstention import Vocabulary, content_words
+from api.dutch import Vocabulary, content_words
 from ingest.search.bm25 import idf
 
 

@@ -29,7 +29,8 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from api.chat.abstention import AbstentionRule, Confidence, Vocabulary, content_words, coverage
+from api.chat.abstention import AbstentionRule, Confidence, coverage
+from api.dutch import Vocabulary, content_words
 from api.evaluation.corpus import CleanedDocument, clean_set, read_pdf_folder
 from api.evaluation.datasets import load_covid_qa, load_xquad
 from api.evaluation.queries import EvalQuery, read_queries

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.deploy.servers import free_port
+from speculative.worker.process import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 READY_LINE = "Vraagbaak runs on"

@@ -3,7 +3,8 @@ a question word is in the collection, and coverage weighted by it."""
 
 import pytest
 
-from api.chat.abstention import Vocabulary, coverage
+from api.chat.abstention import coverage
+from api.dutch import Vocabulary
 from research.abstention.candidates import (
     document_frequencies,
     idf_weights,
