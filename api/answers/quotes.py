@@ -9,9 +9,8 @@ amount ("hoe lang", "hoe vaak", "hoeveel") and the sentence states a number with
 number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a list (":"); a
 small one for the passage's retrieval rank. A sentence ending in ":" takes the next one (the list it announces
 starts there). Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
-table or list without sentence boundaries): no quote rather than a wrong one. The scoring and its weights were
-chosen on samples/questions.csv and read on the held-out set (`python -m research.quote_study`,
-docs/evaluation.md "Can a clinician check the answer?").
+table or list without sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
+docs/evaluation.md "Can a clinician check the answer?".
 """
 
 import math

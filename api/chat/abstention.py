@@ -5,9 +5,8 @@ an unanswerable question still scores near 1. Three signals are not rescaled: th
 and the BM25 score of the best chunk, and the share of the question's content words that the retrieved passages
 contain. The last catches the hard case of a procedure that is not indexed while a sibling is ("glucagon dosis
 kind" when only the adult version is there: everything matches but "kind"), and, being a share rather than a
-score, its threshold carries over from one document collection to another where raw BM25 does not. The
-thresholds come from `python -m research.abstention.study` (docs/evaluation.md, "Knowing when it does not know").
-Weighted variants (`research/abstention/candidates.py`) were measured there and did worse on held-out questions.
+score, its threshold carries over from one document collection to another where raw BM25 does not. How the
+thresholds are chosen: docs/evaluation.md, "Knowing when it does not know".
 """
 
 from collections.abc import Iterable

@@ -1,6 +1,6 @@
-"""Signals the abstention study tried in coverage's place and the chat does not use: each content word weighted by
-how specific it is in the collection (BM25's IDF), or only the most specific word asked about. On the held-out
-Dutch questions they did worse than the plain share (docs/evaluation.md, "Knowing when it does not know").
+"""Signals the abstention study compares with the chat's coverage: each content word weighted by how specific it
+is in the collection (BM25's IDF), or only the most specific word asked about (the figures: docs/evaluation.md,
+"Knowing when it does not know").
 """
 
 from collections.abc import Iterable, Mapping, Sequence

@@ -1,6 +1,6 @@
 """`python -m research.ingest_bench --pdf PATH…`: ingestion throughput, memory and index costs, as a Markdown section.
 
-Measures (issue 3): parse+clean+chunk pages/s (wall and per CPU second: parsing is single-threaded Python);
+Measures: parse+clean+chunk pages/s (wall and per CPU second: parsing is single-threaded Python);
 end-to-end chunks/s with the configured embedder and its ratio to that embedder's own `encode` on the same
 chunk texts (goal ≥ 0.9); peak memory on a 1,000-page PDF (in a fresh process); embedded index write, delete
 and hybrid query times at 10k and 100k synthetic chunks. Runs alternate and the best of each is kept, because
