@@ -1,4 +1,5 @@
-"""`python -m api [serve|migrate|downgrade|users …]`: run the web API, manage the schema or the accounts."""
+"""`python -m api [serve|reports|migrate|downgrade|users …]`: run the web API or the report runner, manage the
+schema or the accounts."""
 
 import argparse
 import logging
@@ -7,7 +8,7 @@ import sys
 import uvicorn
 from sqlalchemy import make_url
 
-from api import database_schema, users_cli
+from api import database_schema, report_runner, users_cli
 from api.app import create_app
 from api.settings import ApiSettings
 from ingest.embedding import exit_unless_embedder_loadable
@@ -20,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m api", description=__doc__)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("serve", help="run the API (the default; migrates first)")
+    commands.add_parser("reports", help="run the evaluation reports the API queues (migrates first)")
     commands.add_parser("migrate", help="create or update the database schema")
     downgrade = commands.add_parser("downgrade", help="remove every table (asks first)")
     downgrade.add_argument("--yes", action="store_true", help="do not ask (scripts)")
@@ -36,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         database_schema.downgrade(settings.database_url)
         log.info("all tables removed")
+    elif args.command == "reports":
+        database_schema.migrate(settings.database_url)
+        return report_runner.main(settings)
     elif args.command == "users":
         database_schema.migrate(settings.database_url)
         return users_cli.run(settings, args)

@@ -6,7 +6,6 @@ import logging
 import secrets
 import threading
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -48,9 +47,10 @@ def _database_down(_request: Request, error: Exception) -> JSONResponse:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """This process beats its heartbeat while it runs, and closes the answers and evaluation reports that API
-    processes that are gone left behind (api/chat/instances.py); in the embedded mode
-    ingestion jobs run on a thread of this process (production: the ingest container)."""
+    """This process beats its heartbeat while it runs, and closes the answers and evaluation reports that
+    processes that are gone left behind (api/chat/instances.py); in the embedded mode ingestion jobs run on a
+    thread of this process (production: the ingest container). Evaluation reports never run here: the report
+    runner (`python -m api reports`) runs them."""
     settings: ApiSettings = app.state.settings
     beating = instances.start(
         settings.database_url, settings.instance_stale_seconds, also_close=(evaluation.fail_orphaned,)
@@ -67,7 +67,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        app.state.report_executor.shutdown(wait=False, cancel_futures=True)
         if app.state.job_worker is not None:
             app.state.job_worker.stop(timeout=5)
         if app.state.search_index is not None:
@@ -107,7 +106,6 @@ def create_app(settings: ApiSettings | None = None, ingest_settings: IngestSetti
     app.state.ingest_settings = ingest_settings or IngestSettings(database_url=settings.database_url)
     app.state.search_index = None
     app.state.job_worker = None
-    app.state.report_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluation-report")
     app.state.index_lock = threading.Lock()
     app.state.sso = oidc.SingleSignOn(settings) if settings.oidc_enabled else None
     if app.state.sso is not None:

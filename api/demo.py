@@ -1,10 +1,10 @@
 """`python -m api.demo` (what `make demo` runs): the whole app on one machine, no Docker, until Ctrl-C.
 
 It prepares the embedded install (database schema, a demo account, the sample documents indexed), then runs the
-generation worker and the API as two child processes (the API serves the built front-end and runs ingestion jobs
-on a thread), waits until both answer their health checks, and prints the address and the login. Ctrl-C, or
-either child dying, stops both. The API never imports the worker's code: it is started as a process, like in
-production.
+generation worker, the API and the report runner as child processes (the API serves the built front-end and runs
+ingestion jobs on a thread; the runner runs the evaluation reports the API queues), waits until the worker and
+the API answer their health checks, and prints the address and the login. Ctrl-C, or any child dying, stops them
+all. The API never imports the worker's code: it is started as a process, like in production.
 """
 
 import argparse
@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         children.append(
             _start(
                 "worker",
-                "speculative.worker",
+                ["speculative.worker"],
                 {
                     "WORKER_HOST": "127.0.0.1",
                     "WORKER_PORT": str(arguments.worker_port),
@@ -53,18 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 },
             )
         )
+        workers = {"WORKER_URLS": f"http://127.0.0.1:{arguments.worker_port}", "WORKER_TOKEN": worker_token}
         children.append(
-            _start(
-                "api",
-                "api",
-                {
-                    "API_HOST": "127.0.0.1",
-                    "API_PORT": str(arguments.port),
-                    "WORKER_URLS": f"http://127.0.0.1:{arguments.worker_port}",
-                    "WORKER_TOKEN": worker_token,
-                },
-            )
+            _start("api", ["api"], {"API_HOST": "127.0.0.1", "API_PORT": str(arguments.port), **workers})
         )
+        children.append(_start("report runner", ["api", "reports"], workers))
         _wait_until_ready(f"http://127.0.0.1:{arguments.port}/api/health", children, "the API")
         _wait_until_ready(
             f"http://127.0.0.1:{arguments.worker_port}/health", children, "the worker (loading the model)"
@@ -120,11 +113,12 @@ def _run_with_input(command: list[str], text: str, check: bool = False) -> subpr
     return result
 
 
-def _start(name: str, module: str, environment: dict[str, str]) -> subprocess.Popen[bytes]:
-    """A child in its own session: Ctrl-C reaches only this launcher, which then stops each child once."""
-    print(f"starting the {name} (python -m {module})…", flush=True)
+def _start(name: str, arguments: list[str], environment: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`python -m <arguments>` as a child in its own session: Ctrl-C reaches only this launcher, which then stops
+    each child once."""
+    print(f"starting the {name} (python -m {' '.join(arguments)})…", flush=True)
     return subprocess.Popen(
-        [sys.executable, "-m", module], env={**os.environ, **environment}, start_new_session=True
+        [sys.executable, "-m", *arguments], env={**os.environ, **environment}, start_new_session=True
     )
 
 

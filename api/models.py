@@ -63,6 +63,13 @@ class ReportStatus(StrEnum):
     failed = "failed"
 
 
+class ProcessRole(StrEnum):
+    """What a process among the replicas does (`api_instances.role`)."""
+
+    api = "api"  # serves requests (`python -m api`)
+    reports = "reports"  # runs the queued evaluation reports (`python -m api reports`)
+
+
 class ReportKind(StrEnum):
     retrieval = "retrieval"  # Hit@k / MRR of the chat's retrieval
     answers = "answers"  # answer quality through the chat (quote, generated answer, support)
@@ -115,14 +122,19 @@ class LoginSession(Base):
 
 
 class ApiInstance(Base):
-    """One API process, alive while its heartbeat is recent (api/chat/instances.py): the answers a process was
-    generating when it died are closed by the others, and only a live process's generation can be stopped."""
+    """One process of the api package (an API process or a report runner), alive while its heartbeat is recent
+    (api/chat/instances.py): the answers and the report a process was running when it died are closed by the
+    others, and only a live process's generation can be stopped."""
 
     __tablename__ = "api_instances"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    role: Mapped[str] = mapped_column(
+        String(16), default=ProcessRole.api, server_default=ProcessRole.api.value
+    )
+    process: Mapped[str | None] = mapped_column(String(300))  # host:pid
 
 
 class KnownSignInClient(Base):
@@ -299,7 +311,7 @@ class EvaluationReport(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    # The API process (api_instances.id) the report runs under: failed only once that process is gone.
+    # The report runner (api_instances.id) that took the report: failed only once that process is gone.
     instance_id: Mapped[str | None] = mapped_column(String(32))
 
     @property

@@ -25,16 +25,51 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-class ApiSettings(BaseSettings):
+class ProcessSettings(BaseSettings):
+    """What every long-running process of the api package reads: the API (`python -m api`) and the report runner
+    (`python -m api reports`)."""
+
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     database_url: str = Field(
         "sqlite:///.data/vraagbaak.db", description="sqlite:///… or postgresql+psycopg://…"
     )
+    hospital_name: str = Field("UZGent", min_length=1, description="Named in the prompt's role line.")
+
+    # several processes over one database (docs/operations.md, "More API processes")
+    instance_heartbeat_seconds: float = Field(
+        5.0,
+        gt=0,
+        description="How often each process (API, report runner) records that it is alive and closes what the "
+        "dead ones left (answers, evaluation reports).",
+    )
+    instance_stale_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="A process silent this long is gone: the answers it was generating and the report it was "
+        "running are closed as interrupted. Keep it several heartbeats long.",
+    )
+    report_dir: Path = Field(Path(".data/reports"), description="Evaluation reports, one folder per report.")
+
+    @field_validator("database_url")
+    @classmethod
+    def _valid_database_url(cls, value: str) -> str:
+        return check_database_url(value)
+
+    @model_validator(mode="after")
+    def _stale_after_heartbeats(self) -> Self:
+        """A live process that beats on time must never pass for a dead one."""
+        if self.instance_stale_seconds <= 2 * self.instance_heartbeat_seconds:
+            raise ValueError("INSTANCE_STALE_SECONDS must be more than twice INSTANCE_HEARTBEAT_SECONDS")
+        return self
+
+
+class ApiSettings(ProcessSettings):
+    """The web API's settings (those of every process included)."""
+
     secret_key: SecretStr | None = Field(
         None, description="Signs sessions; unset = a random key per process (sessions end on restart)."
     )
-    hospital_name: str = Field("UZGent", min_length=1, description="Named in the prompt's role line.")
     api_host: str = "127.0.0.1"
     api_port: int = Field(8000, ge=1, le=65535)
 
@@ -119,19 +154,6 @@ class ApiSettings(BaseSettings):
         "preferred_username", min_length=1, description="ID token claim naming an auto-provisioned user."
     )
 
-    # several API processes over one database (docs/operations.md, "More API processes")
-    instance_heartbeat_seconds: float = Field(
-        5.0,
-        gt=0,
-        description="How often each API process records that it is alive and closes the dead ones' answers.",
-    )
-    instance_stale_seconds: float = Field(
-        30.0,
-        gt=0,
-        description="An API process silent this long is gone: the answers it was generating are closed as "
-        "interrupted. Keep it several heartbeats long.",
-    )
-
     # documents, uploads, ingestion jobs, evaluation reports, the front-end
     upload_dir: Path = Field(Path(".data/uploads"), description="Where uploaded PDFs are stored.")
     documents_dir: Path | None = Field(
@@ -144,7 +166,11 @@ class ApiSettings(BaseSettings):
         True,
         description="Run queued ingestion jobs in the API process (embedded); false = the ingest container.",
     )
-    report_dir: Path = Field(Path(".data/reports"), description="Evaluation reports, one folder per report.")
+    report_queue_limit: int = Field(
+        20,
+        ge=1,
+        description="At most this many evaluation reports wait for a report runner; more are refused with 503.",
+    )
     frontend_dir: Path = Field(
         Path("frontend/dist"), description="The built front-end, served at / when it exists (embedded)."
     )
@@ -180,11 +206,6 @@ class ApiSettings(BaseSettings):
             and PLACEHOLDER in (value.get_secret_value() if isinstance(value, SecretStr) else value)
         ]
 
-    @field_validator("database_url")
-    @classmethod
-    def _valid_database_url(cls, value: str) -> str:
-        return check_database_url(value)
-
     @field_validator(
         "oidc_issuer", "oidc_client_id", "oidc_client_secret", "oidc_redirect_base_url", mode="before"
     )
@@ -192,13 +213,6 @@ class ApiSettings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         """`OIDC_ISSUER=` in `.env` (or an empty variable passed by compose) means SSO off, not an empty URL."""
         return None if value == "" else value
-
-    @model_validator(mode="after")
-    def _stale_after_heartbeats(self) -> Self:
-        """A live process that beats on time must never pass for a dead one."""
-        if self.instance_stale_seconds <= 2 * self.instance_heartbeat_seconds:
-            raise ValueError("INSTANCE_STALE_SECONDS must be more than twice INSTANCE_HEARTBEAT_SECONDS")
-        return self
 
     @model_validator(mode="after")
     def _complete_oidc(self) -> Self:

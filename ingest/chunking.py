@@ -4,8 +4,14 @@ The source study found 800 characters with 160 overlap best for MRR, splitting p
 then lines, then sentences, then words, so that neither thoughts nor words are cut. Each chunk is indexed
 and embedded as `Titel: {title}\\nTekst: {chunk}`: a chunk from the middle of a document lacks the topic that
 only its title names.
+
+A list is kept with the sentence that announces it: a line ending in ":" and the item lines under it (numbered or
+bulleted, or short lines; blank lines between them are fine) are never split apart when they fit in a chunk less
+its overlap (a longer list keeps its lead-in with as many items as fit), so a chunk holding "welke vier groepen …:"
+also holds the groups.
 """
 
+import re
 from dataclasses import dataclass
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
@@ -13,6 +19,9 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from ingest.document_text import DocumentText
 
 SEPARATORS = ["\n\n", "\n", r"(?<=[.!?])\s+", " ", ""]
+MAX_ITEM_CHARS = 200  # a line without a list marker longer than this is running text, not a list item
+_LIST_MARKER = re.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[-–•*·▪◦o])\s", re.IGNORECASE)
+_KEPT_NEWLINE = "\x00"  # stands in for a line break the splitter must not split at (one character for one)
 
 
 @dataclass(frozen=True)
@@ -42,11 +51,44 @@ def split_into_chunks(document: DocumentText, size: int, overlap: int) -> list[C
         add_start_index=True,
     )
     chunks = []
-    for index, piece in enumerate(splitter.create_documents([document.text])):
+    for index, piece in enumerate(splitter.create_documents([kept_lists(document.text, size - overlap)])):
         start = int(piece.metadata["start_index"])
         if start < 0:
             raise RuntimeError(f"chunk {index} is not a substring of the document text")
         end = start + len(piece.page_content)
         first_page, last_page = document.page_range(start, end)
-        chunks.append(Chunk(index, piece.page_content, start, end, first_page, last_page))
+        chunks.append(Chunk(index, document.text[start:end], start, end, first_page, last_page))
     return chunks
+
+
+def kept_lists(text: str, room: int) -> str:
+    """`text` with the line breaks inside each list (its lead-in and the items that fit in `room` characters)
+    replaced by a character the splitter does not split at; same length, so offsets hold."""
+    breaks = [index for index, character in enumerate(text) if character == "\n"]
+    lines = list(zip([0, *(index + 1 for index in breaks)], [*breaks, len(text)], strict=True))
+    kept = list(text)
+    position = 0
+    while position < len(lines):
+        start, end = lines[position]
+        if not text[start:end].rstrip().endswith(":"):
+            position += 1
+            continue
+        last = position
+        following = position + 1
+        while following < len(lines):
+            line = text[lines[following][0] : lines[following][1]].strip()
+            if not line:
+                following += 1
+                continue
+            if not _is_item(line) or lines[following][1] - start > room:
+                break
+            last = following
+            following += 1
+        for _, line_end in lines[position:last]:
+            kept[line_end] = _KEPT_NEWLINE
+        position = max(last, position + 1)
+    return "".join(kept)
+
+
+def _is_item(line: str) -> bool:
+    return bool(_LIST_MARKER.match(line)) or len(line) <= MAX_ITEM_CHARS

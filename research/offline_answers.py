@@ -11,7 +11,8 @@ from api.evaluation.answer_quality import AnswerObservation, ask_through_chat
 from api.evaluation.configs import RetrievalConfig
 from api.evaluation.corpus import CleanedDocument
 from api.evaluation.queries import EvalQuery
-from api.evaluation.runner import build_index
+from api.evaluation.resolution import DocumentResolver
+from api.evaluation.runner import build_index, catalogue
 from ingest.embedding import Embedder
 from ingest.retrieval import Retriever
 from ingest.settings import IngestSettings
@@ -41,6 +42,7 @@ def ask_answers(
             with worker_process(worker_log, model, MAX_NEW_TOKENS=str(max_new_tokens)) as url:
                 chat = ChatSettings(worker_urls=[url], answer_max_new_tokens=max_new_tokens)
                 retriever = Retriever.from_settings(settings, index, embedder)
-                return ask_through_chat(retriever, chat, "UZ Voorbeeld", queries)
+                resolver = DocumentResolver(catalogue(documents))
+                return ask_through_chat(retriever, chat, "UZ Voorbeeld", queries, resolver=resolver)
         finally:
             index.close()

@@ -12,6 +12,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from ingest.tables import CELL_SEPARATOR
+
 # Lowercase, without their final dot; internal dots kept ("d.w.z").
 ABBREVIATIONS = frozenset(
     [
@@ -119,7 +121,8 @@ def _trimmed(text: str, start: int, end: int) -> Sentence | None:
 
 def _line_cuts(text: str) -> list[int]:
     """Line breaks that end a sentence: a blank line, a list item next, or a line ending in a full stop before,
-    or a capitalised word or a table row next."""
+    or a capitalised word or a table row next; a table row as ingestion writes it (cells joined by
+    `CELL_SEPARATOR`) is a sentence of its own."""
     cuts = []
     lines = text.split("\n")
     offset = 0
@@ -133,6 +136,8 @@ def _line_cuts(text: str) -> list[int]:
             or _ends_sentence(line)
             or _capitalised(following.lstrip())
             or _table_row(following.lstrip())
+            or CELL_SEPARATOR in line
+            or CELL_SEPARATOR in following
         ):
             cuts.append(offset)
     return cuts

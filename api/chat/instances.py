@@ -1,6 +1,6 @@
-"""This API process among its replicas: each process registers in `api_instances` and beats its heartbeat there,
-and the answers a process was generating when it died (killed, out of memory, its machine gone) are closed by the
-processes that remain, or by the next one to start.
+"""This process among its replicas: each API process and each report runner registers in `api_instances` (with
+its role and host:pid) and beats its heartbeat there, and the answers a process was generating when it died
+(killed, out of memory, its machine gone) are closed by the processes that remain, or by the next one to start.
 
 A process is alive while its heartbeat is younger than `INSTANCE_STALE_SECONDS`. Every process, at each
 heartbeat, closes the `generating` messages of processes that are not alive (and of none: messages from before
@@ -12,6 +12,8 @@ is back. The clocks of the replicas are compared with each other: they run on on
 
 import asyncio
 import logging
+import os
+import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -21,7 +23,7 @@ from sqlalchemy import ColumnElement, ScalarSelect, delete, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from api.models import ApiInstance, Message, MessageState
+from api.models import ApiInstance, Message, MessageState, ProcessRole
 from ingest.database import session_scope
 
 log = logging.getLogger(__name__)
@@ -47,13 +49,22 @@ def streaming_on_a_live_instance(stale_seconds: float) -> ColumnElement[bool]:
     return (Message.state == MessageState.generating) & Message.instance_id.in_(live_instances(stale_seconds))
 
 
-def beat(database_url: str, instance_id: str = THIS_INSTANCE) -> None:
-    """Register the process, or record that it is still alive."""
+def process_name() -> str:
+    """Where this process runs: host:pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def beat(database_url: str, instance_id: str = THIS_INSTANCE, role: ProcessRole = ProcessRole.api) -> None:
+    """Register the process (its role, host:pid), or record that it is still alive."""
     now = datetime.now(UTC)
     with session_scope(database_url) as db:
         instance = db.get(ApiInstance, instance_id)
         if instance is None:
-            db.add(ApiInstance(id=instance_id, started_at=now, heartbeat_at=now))
+            db.add(
+                ApiInstance(
+                    id=instance_id, started_at=now, heartbeat_at=now, role=role, process=process_name()
+                )
+            )
         else:
             instance.heartbeat_at = now
 
@@ -91,12 +102,14 @@ class Heartbeat:
         instance_id: str = THIS_INSTANCE,
         clock: Callable[[], float] = time.monotonic,
         also_close: Sequence[Callable[[str, float], int]] = (),
+        role: ProcessRole = ProcessRole.api,
     ) -> None:
         """`also_close`: more work that dead processes leave behind (evaluation reports), closed with their
         answers: each is called with the database URL and the stale period."""
         self.database_url = database_url
         self.stale_seconds = stale_seconds
         self.instance_id = instance_id
+        self.role = role
         self._clock = clock
         self._also_close = also_close
         self._beating_since: float | None = None
@@ -106,7 +119,7 @@ class Heartbeat:
         close the answers of the processes that are gone. How many were closed; a database error is raised (and
         starts the period again)."""
         try:
-            beat(self.database_url, self.instance_id)
+            beat(self.database_url, self.instance_id, self.role)
         except SQLAlchemyError:
             self._beating_since = None
             raise

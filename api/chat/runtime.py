@@ -21,7 +21,7 @@ from api.chat.limits import UserSlots
 from api.chat.settings import ChatSettings
 from api.chat.stopping import Generations
 from api.chat.workers import WorkerPool
-from api.settings import ApiSettings
+from api.settings import ProcessSettings
 from ingest.embedding import Embedder
 from ingest.retrieval import Retrieval, Retriever
 from ingest.search.backends import open_search_index
@@ -89,7 +89,7 @@ class ChatRuntime:
         return AbstentionRule(chat.abstain_min_dense, chat.abstain_min_bm25, chat.abstain_min_coverage)
 
     @classmethod
-    def from_settings(cls, api: ApiSettings, chat: ChatSettings, ingest: IngestSettings) -> "ChatRuntime":
+    def from_settings(cls, api: ProcessSettings, chat: ChatSettings, ingest: IngestSettings) -> "ChatRuntime":
         """The deployment's retriever (its index and embedder) and a pool over its workers."""
         index = open_search_index(ingest)
         retriever = Retriever.from_settings(ingest, index, Embedder.from_settings(ingest))

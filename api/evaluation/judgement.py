@@ -3,7 +3,10 @@
 Document level: a result is relevant when its document is one of the question's relevant documents, so the rank is
 the position of the first chunk of any relevant document. Chunk level: a result is relevant when it holds at least
 half of an answer span of its document; half rather than all, because an answer longer than the chunk overlap can
-be cut in two, and then the chunk holding the larger part is the one a reader needs.
+be cut in two, and then the chunk holding the larger part is the one a reader needs. A question labelled with a key
+phrase instead of spans (the CSV's `answer` column) is judged at chunk level by the key fact: a result is relevant
+when it is a passage of a relevant document that holds the key phrase (`api.evaluation.key_facts`), so chunk Hit@3
+is the share of questions whose key fact is in one of the three passages the chat shows.
 
 The scores of the first few results are kept with their relevance, so the report can show where a relevance floor
 would separate answers from non-answers (including questions that no document answers).
@@ -12,6 +15,7 @@ would separate answers from non-answers (including questions that no document an
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from api.evaluation.key_facts import holds_key_fact
 from api.evaluation.metrics import DEPTH, first_relevant_rank
 from api.evaluation.queries import AnswerSpan, EvalQuery
 from api.evaluation.resolution import DocumentResolver
@@ -21,14 +25,15 @@ FLOOR_DEPTH = 3  # the chunks that go into the prompt
 
 @dataclass(frozen=True)
 class Retrieved:
-    """A returned chunk as judging sees it: document, character range in the indexed text, and its scores
-    (fused; the dense leg's raw cosine similarity, None when only BM25 found it)."""
+    """A returned chunk as judging sees it: document, character range in the indexed text, its scores (fused;
+    the dense leg's raw cosine similarity, None when only BM25 found it) and its passage text."""
 
     document_id: str
     char_start: int
     char_end: int
     score: float
     dense_similarity: float | None = None
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -61,14 +66,21 @@ def judge(query: EvalQuery, results: Sequence[Retrieved], resolver: DocumentReso
     relevant_documents, unresolved = _resolve_all(query.relevant_documents, resolver)
     spans = [(document, span) for span in query.answer_spans for document in resolver.resolve(span.document)]
     document_relevance = [result.document_id in relevant_documents for result in results]
+    if spans:
+        chunk_relevance = [_holds_an_answer(result, spans) for result in results]
+    else:
+        chunk_relevance = [
+            relevant and query.answer is not None and holds_key_fact(result.text, query.answer)
+            for result, relevant in zip(results, document_relevance, strict=True)
+        ]
     return QueryOutcome(
         query_id=query.id,
         question=query.question,
         answerable=bool(query.relevant_documents),
         document_judged=bool(relevant_documents),
         document_rank=first_relevant_rank(document_relevance, DEPTH),
-        chunk_judged=bool(spans),
-        chunk_rank=first_relevant_rank([_holds_an_answer(result, spans) for result in results], DEPTH),
+        chunk_judged=bool(spans) or (query.answer is not None and bool(relevant_documents)),
+        chunk_rank=first_relevant_rank(chunk_relevance, DEPTH),
         unresolved=unresolved,
         top_results=tuple(
             ScoredResult(result.score, result.dense_similarity, relevant)

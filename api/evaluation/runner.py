@@ -165,4 +165,5 @@ def retrieved(chunk: RetrievedChunk) -> Retrieved:
         char_end=chunk.char_end,
         score=chunk.score,
         dense_similarity=chunk.dense.raw if chunk.dense is not None else None,
+        text=chunk.text,
     )

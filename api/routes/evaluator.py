@@ -2,12 +2,10 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Request, UploadFile, status
+from fastapi import APIRouter, File, UploadFile, status
 from fastapi.responses import FileResponse, Response
 
-from api.chat.runtime import built_runtime
-from api.deps import EvaluatorUser, RowId, SessionDep, SettingsDep, get_index
-from api.models import ReportKind
+from api.deps import EvaluatorUser, RowId, SessionDep, SettingsDep
 from api.schemas import EvaluationSetOut, ReportCreate, ReportOut
 from api.services import evaluation, feedback
 
@@ -56,25 +54,26 @@ def list_sets(_user: EvaluatorUser, db: SessionDep) -> list[EvaluationSetOut]:
     return [EvaluationSetOut.model_validate(row) for row in evaluation.list_sets(db)]
 
 
-@router.post("/reports", status_code=status.HTTP_202_ACCEPTED)
-def start_report(
-    body: ReportCreate, request: Request, user: EvaluatorUser, db: SessionDep, settings: SettingsDep
-) -> ReportOut:
-    """Queue a report over the set; poll `GET /api/evaluator/reports/{id}` until it is finished or failed."""
-    report = evaluation.queue_report(db, user, body.set_id, body.kind)
+@router.post(
+    "/reports",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={
+        409: {"description": "this evaluator has a report queued or running"},
+        503: {"description": "no report runner is alive, or REPORT_QUEUE_LIMIT reports wait already"},
+    },
+)
+def start_report(body: ReportCreate, user: EvaluatorUser, db: SessionDep, settings: SettingsDep) -> ReportOut:
+    """Queue a report over the set for the report runner; poll `GET /api/evaluator/reports/{id}` until it is
+    finished or failed."""
+    report = evaluation.queue_report(
+        db,
+        user,
+        body.set_id,
+        body.kind,
+        queue_limit=settings.report_queue_limit,
+        stale_seconds=settings.instance_stale_seconds,
+    )
     db.commit()
-    executor = request.app.state.report_executor
-    if body.kind == ReportKind.answers:
-        runtime = built_runtime(request.app.state)
-        executor.submit(
-            evaluation.run_answer_report, settings.database_url, runtime, settings.report_dir, report.id
-        )
-    else:
-        index = get_index(request)
-        ingest = request.app.state.ingest_settings
-        executor.submit(
-            evaluation.run_report, settings.database_url, ingest, index, settings.report_dir, report.id
-        )
     return ReportOut.model_validate(report)
 
 

@@ -32,3 +32,9 @@ class TooLarge(ServiceError):
 
 class UnsupportedMedia(ServiceError):
     status = 415
+
+
+class Unavailable(ServiceError):
+    """The service cannot take the request now (nothing would run it, or its queue is full)."""
+
+    status = 503

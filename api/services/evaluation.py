@@ -3,10 +3,14 @@ admins ingested, written with `api.evaluation`'s exports (CSV, JSON, Markdown, H
 as PNG, into REPORT_DIR/<report id>/.
 
 Two kinds: the retrieval report (Hit@k / MRR) and the answer report (each question asked through the chat's
-own steps: `api.evaluation.answer_quality`, its CSV/JSON/HTML). Reports run on one background thread (they embed
-every question, an answer report also waits for the model); each records the API process it runs under, and a
-report left queued or running by a process that is gone is failed by a live one (with the answers that process
-was generating, api/chat/instances.py), so nobody waits for it forever while a live replica's reports go on.
+own steps: `api.evaluation.answer_quality`, its CSV/JSON/HTML). The API only queues a report (a row): it runs in
+a report runner (`api.report_runner`, a process of its own), never in the process that serves requests, since a
+report embeds every question and an answer report waits for the model for each. A runner takes the oldest
+queued report with one conditional UPDATE (of several runners, one gets it) and records itself as its owner. A
+report whose runner is gone (or that waits while no runner is alive) is failed by a live process at its
+heartbeat (with the answers dead processes were generating, api/chat/instances.py), so nobody waits for it
+forever while a live runner's report goes on. At most REPORT_QUEUE_LIMIT reports wait, and a report is queued only
+while a runner is alive: otherwise 503 with the reason.
 """
 
 import logging
@@ -16,10 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session
 
-from api.chat.instances import THIS_INSTANCE, live_instances
+from api.chat.instances import alive, live_instances
 from api.chat.runtime import ChatRuntime
 from api.evaluation.answer_quality import ask_through_chat, summarise, write_answer_report
 from api.evaluation.export import write_report
@@ -29,9 +33,17 @@ from api.evaluation.report import ConfigurationResult
 from api.evaluation.report import EvaluationReport as Report
 from api.evaluation.resolution import DocumentResolver, IndexedDocument
 from api.evaluation.runner import Embedders, ask_all
-from api.models import EvaluationReport, EvaluationSet, ReportKind, ReportStatus, User
+from api.models import (
+    ApiInstance,
+    EvaluationReport,
+    EvaluationSet,
+    ProcessRole,
+    ReportKind,
+    ReportStatus,
+    User,
+)
 from api.schemas import MAX_QUESTION_CHARS
-from api.services.errors import Conflict, Invalid, NotFound
+from api.services.errors import Conflict, Invalid, NotFound, Unavailable
 from ingest.database import session_scope
 from ingest.models import Document
 from ingest.search.types import SearchIndex
@@ -46,7 +58,15 @@ REPORT_FAILED = (
     "Het rapport kon niet gemaakt worden door een interne fout. De beheerder vindt de details in het logboek "
     "van de API (rapport {report_id})."
 )
-INTERRUPTED = "onderbroken: de API stopte terwijl het rapport liep; start het opnieuw"
+RUNNER_GONE = "onderbroken: de rapportverwerker stopte terwijl het rapport liep; start het opnieuw"
+NOT_STARTED = (
+    "niet gestart: er draait geen rapportverwerker; start het opnieuw als de beheerder die gestart heeft"
+)
+NO_RUNNER = (
+    "Er draait geen rapportverwerker (python -m api reports), dus het rapport zou niet starten. Vraag de beheerder "
+    "die te starten."
+)
+QUEUE_FULL = "Er wachten al {queued} rapporten op de rapportverwerker; probeer het later opnieuw."
 ONE_AT_A_TIME = "Je hebt al een rapport in de wachtrij of bezig; start het volgende als dat klaar is."
 CONFIGURATION = "chat"  # the chat's own retrieval settings; the name shows in the figures' legend
 MAX_SET_BYTES = 5_000_000
@@ -116,9 +136,17 @@ def list_sets(db: Session) -> list[EvaluationSet]:
 
 
 def queue_report(
-    db: Session, user: User, set_id: int, kind: ReportKind = ReportKind.retrieval
+    db: Session,
+    user: User,
+    set_id: int,
+    kind: ReportKind = ReportKind.retrieval,
+    *,
+    queue_limit: int,
+    stale_seconds: float,
 ) -> EvaluationReport:
-    """A queued report over the set; an answer report needs key phrases (the set's `answer` column)."""
+    """A queued report over the set, for a report runner to take; an answer report needs key phrases (the set's
+    `answer` column). Refused while no runner is alive (it would never start) and while `queue_limit` reports
+    wait already (checked, not locked: replicas queuing at the same moment may each add one more)."""
     labelled = db.get(EvaluationSet, set_id)
     if labelled is None:
         raise NotFound(SET_NOT_FOUND)
@@ -130,15 +158,14 @@ def queue_report(
         raise Conflict(ONE_AT_A_TIME)
     if kind == ReportKind.answers and not any(q.answer for q in parse_csv(labelled.content, labelled.name)):
         raise Invalid(NO_KEY_PHRASES)
+    if db.scalars(select(ApiInstance.id).where(_live_runner(stale_seconds))).first() is None:
+        raise Unavailable(NO_RUNNER)
+    queued = db.scalar(select(func.count()).where(EvaluationReport.status == ReportStatus.queued)) or 0
+    if queued >= queue_limit:
+        raise Unavailable(QUEUE_FULL.format(queued=queued))
     metrics: dict[str, object] = {ANSWERS: {}} if kind == ReportKind.answers else {}  # the kind's marker
     report = EvaluationReport(
-        set_id=set_id,
-        status=ReportStatus.queued,
-        progress=0.0,
-        metrics=metrics,
-        files=[],
-        created_by=user.id,
-        instance_id=THIS_INSTANCE,
+        set_id=set_id, status=ReportStatus.queued, progress=0.0, metrics=metrics, files=[], created_by=user.id
     )
     db.add(report)
     db.flush()
@@ -164,29 +191,74 @@ def report_file(db: Session, report_dir: Path, report_id: int, name: str) -> Pat
     return report_dir / str(report.id) / name
 
 
-def fail_orphaned(database_url: str, stale_seconds: float) -> int:
-    """Fail the reports left queued or running by API processes that are gone (and by none: reports from before
-    the owner was recorded); a live replica's reports go on. How many were failed."""
+def _live_runner(stale_seconds: float) -> ColumnElement[bool]:
+    return (ApiInstance.role == ProcessRole.reports) & alive(stale_seconds)
+
+
+def claim_next(database_url: str, instance_id: str) -> tuple[int, ReportKind] | None:
+    """Take the oldest queued report for the runner `instance_id` (running, owned by it): its id and kind; None
+    when none waits. A report another runner took between the look and the take is passed over."""
     with session_scope(database_url) as db:
-        failed = db.scalars(
-            update(EvaluationReport)
-            .where(
-                EvaluationReport.status.in_([ReportStatus.queued, ReportStatus.running]),
-                EvaluationReport.instance_id.is_(None)
-                | EvaluationReport.instance_id.not_in(live_instances(stale_seconds)),
+        waiting = list(
+            db.scalars(
+                select(EvaluationReport.id)
+                .where(EvaluationReport.status == ReportStatus.queued)
+                .order_by(EvaluationReport.id)
             )
-            .values(status=ReportStatus.failed, error=INTERRUPTED, finished_at=datetime.now(UTC))
+        )
+    for report_id in waiting:
+        with session_scope(database_url) as db:
+            taken = db.execute(
+                update(EvaluationReport)
+                .where(EvaluationReport.id == report_id, EvaluationReport.status == ReportStatus.queued)
+                .values(status=ReportStatus.running, instance_id=instance_id, progress=0.0)
+                .returning(EvaluationReport.metrics)
+                .execution_options(synchronize_session=False)
+            ).first()
+        if taken is not None:
+            return report_id, ReportKind.answers if ANSWERS in taken.metrics else ReportKind.retrieval
+    return None
+
+
+def fail_orphaned(database_url: str, stale_seconds: float) -> int:
+    """Fail the reports running in processes that are gone (or in none: reports from before the owner was
+    recorded), and the queued ones while no report runner is alive; a live runner's report goes on. How many
+    were failed."""
+    now = datetime.now(UTC)
+    orphaned = (EvaluationReport.status == ReportStatus.running) & (
+        EvaluationReport.instance_id.is_(None)
+        | EvaluationReport.instance_id.not_in(live_instances(stale_seconds, now))
+    )
+    with session_scope(database_url) as db:
+        failed = _fail(db, orphaned, RUNNER_GONE, now)
+        if db.scalars(select(ApiInstance.id).where(_live_runner(stale_seconds))).first() is None:
+            failed += _fail(db, EvaluationReport.status == ReportStatus.queued, NOT_STARTED, now)
+    if failed:
+        log.warning("failed %d evaluation report(s) whose report runner is gone or missing", failed)
+    return failed
+
+
+def _fail(db: Session, which: ColumnElement[bool], error: str, now: datetime) -> int:
+    return len(
+        db.scalars(
+            update(EvaluationReport)
+            .where(which)
+            .values(status=ReportStatus.failed, error=error, finished_at=now)
             .returning(EvaluationReport.id)
             .execution_options(synchronize_session=False)
         ).all()
-    if failed:
-        log.warning("failed %d evaluation report(s) left by API processes that are gone", len(failed))
-    return len(failed)
+    )
 
 
 def _set_state(database_url: str, report_id: int, **values: object) -> None:
+    """Record the running report's progress or outcome; a report already failed (its runner was taken for
+    gone) keeps that outcome: the evaluator may have started it again."""
     with session_scope(database_url) as db:
-        db.execute(update(EvaluationReport).where(EvaluationReport.id == report_id).values(**values))
+        db.execute(
+            update(EvaluationReport)
+            .where(EvaluationReport.id == report_id, EvaluationReport.status == ReportStatus.running)
+            .values(**values)
+        )
 
 
 def run_report(
@@ -218,12 +290,12 @@ def run_answer_report(database_url: str, runtime: ChatRuntime, report_dir: Path,
     """Ask every question through the chat's own steps (its retriever and its workers, the messages kept in a
     temporary database) and write the answer-quality report (`api.evaluation.answer_quality`)."""
 
-    def answer_report(name: str, queries: list[EvalQuery], _resolver: DocumentResolver) -> Written:
+    def answer_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
         def progress(done: int, total: int) -> None:
             _set_state(database_url, report_id, progress=0.1 + 0.85 * done / total)
 
         observations = ask_through_chat(
-            runtime.retriever, runtime.settings, runtime.hospital, queries, progress
+            runtime.retriever, runtime.settings, runtime.hospital, queries, progress, resolver
         )
         note = (
             f"{_asked(queries)}, gesteld via de chat (zoeken, citaat, het taalmodel van de chat, controle)."
@@ -245,9 +317,8 @@ def _run(
     report_id: int,
     make: Callable[[str, list[EvalQuery], DocumentResolver], Written],
 ) -> None:
-    """Mark the report running, `make` it from its set, and record the outcome: finished with its metrics and
-    files, or failed with a Dutch message (the details go to the log; the API goes on)."""
-    _set_state(database_url, report_id, status=ReportStatus.running, progress=0.0)
+    """`make` the report (taken by this runner: `claim_next`) from its set, and record the outcome: finished with
+    its metrics and files, or failed with a Dutch message (the details go to the log; the runner goes on)."""
     try:
         with session_scope(database_url) as db:
             report_row = get_report(db, report_id)

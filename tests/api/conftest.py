@@ -3,7 +3,9 @@ procedures (samples/documents) ingested for real with all-MiniLM-L6-v2 into an e
 
 import shutil
 import time
+import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,8 +14,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from api.app import create_app
+from api.chat import instances
+from api.chat.runtime import ChatRuntime
 from api.deps import CSRF_HEADER
-from api.models import Role
+from api.models import ProcessRole, Role
+from api.report_runner import ReportRunner
 from api.services import users
 from api.settings import ApiSettings
 from ingest.database import get_engine
@@ -80,6 +85,34 @@ def run_queued_jobs(settings: IngestSettings, minilm: Embedder) -> list[JobSumma
         index.close()
 
 
+@contextmanager
+def running_reports(
+    settings: ApiSettings, ingest: IngestSettings, chat: ChatRuntime | None = None
+) -> Iterator[ReportRunner]:
+    """What the `reports` service does, on a thread of the test: takes the queued reports and runs them (answer
+    reports through `chat` when given); stopped after the report in progress."""
+    runner = ReportRunner(settings, ingest, (lambda: chat) if chat is not None else None, poll_seconds=0.2)
+    runner.start()
+    try:
+        yield runner
+    finally:
+        runner.stop(timeout=120)
+
+
+@pytest.fixture
+def report_runner(api_settings: ApiSettings, ingest_settings: IngestSettings) -> Iterator[ReportRunner]:
+    with running_reports(api_settings, ingest_settings) as runner:
+        yield runner
+
+
+def idle_report_runner(database_url: str) -> str:
+    """A report runner registered as alive (for the stale period) that takes no report: queued reports stay
+    queued. Its instance id."""
+    instance_id = uuid.uuid4().hex
+    instances.beat(database_url, instance_id, ProcessRole.reports)
+    return instance_id
+
+
 def add_user(database_url: str, username: str, *roles: Role, password: str = PASSWORD) -> int:
     with Session(get_engine(database_url)) as db:
         user = users.create_user(db, username, password, roles)
@@ -107,7 +140,7 @@ def sign_in(app: FastAPI, api_settings: ApiSettings) -> Iterator[SignIn]:
 
 
 def finished_report(evaluator: TestClient, report_id: int, timeout_seconds: float) -> dict[str, object]:
-    """The report once its background run has finished or failed (polled: it runs in a thread of the app)."""
+    """The report once the report runner has finished or failed it (polled)."""
     deadline = time.monotonic() + timeout_seconds
     while time.monotonic() < deadline:
         report: dict[str, object] = evaluator.get(f"/api/evaluator/reports/{report_id}").json()

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from api.csvfile import FORMULA_STARTS
 from api.evaluation.answer_quality import AnswerObservation, write_answer_report
 from api.models import Role
+from api.report_runner import ReportRunner
 from api.settings import ApiSettings
 from ingest.jobs import JobSummary
 from tests.api.conftest import SignIn, finished_report
@@ -43,7 +44,11 @@ def test_the_csv_routes_are_the_ones_this_test_scans(app: FastAPI) -> None:
 
 
 def test_every_csv_the_api_serves_keeps_a_typed_formula_inert(
-    sign_in: SignIn, api_settings: ApiSettings, ingested: JobSummary, client: TestClient
+    sign_in: SignIn,
+    api_settings: ApiSettings,
+    ingested: JobSummary,
+    client: TestClient,
+    report_runner: ReportRunner,
 ) -> None:
     ann, eva = sign_in("ann", Role.clinician), sign_in("eva", Role.evaluator)
     ada = sign_in("ada", Role.admin)

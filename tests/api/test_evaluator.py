@@ -5,6 +5,7 @@ import io
 import json
 
 from api.models import Role
+from api.report_runner import ReportRunner
 from ingest.jobs import JobSummary
 from tests.api.conftest import REPO_ROOT, SignIn, finished_report
 
@@ -12,7 +13,9 @@ QUESTIONS = REPO_ROOT / "samples" / "questions.csv"
 REPORT_TIMEOUT_SECONDS = 300
 
 
-def test_upload_a_set_run_a_report_and_download_its_files(sign_in: SignIn, ingested: JobSummary) -> None:
+def test_upload_a_set_run_a_report_and_download_its_files(
+    sign_in: SignIn, ingested: JobSummary, report_runner: ReportRunner
+) -> None:
     eva = sign_in("eva", Role.evaluator)
     content = QUESTIONS.read_bytes() + b"Hoe lang handen wassen?,niet-bestaand.pdf,\n"
 

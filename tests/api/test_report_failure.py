@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from api.models import Role
+from api.report_runner import ReportRunner
 from api.settings import ApiSettings
 from tests.api.conftest import REPO_ROOT, SignIn
 
@@ -28,7 +29,7 @@ def api_settings(database_url: str, tmp_path: Path) -> ApiSettings:
 
 
 def test_a_failed_report_shows_a_dutch_message_and_logs_the_exception(
-    sign_in: SignIn, api_settings: ApiSettings, caplog: pytest.LogCaptureFixture
+    sign_in: SignIn, api_settings: ApiSettings, report_runner: ReportRunner, caplog: pytest.LogCaptureFixture
 ) -> None:
     eva = sign_in("eva", Role.evaluator)
     labelled = eva.post(

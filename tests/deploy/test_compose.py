@@ -19,7 +19,7 @@ import yaml
 from pydantic_settings import BaseSettings
 
 from api.chat.settings import ChatSettings
-from api.settings import ApiSettings
+from api.settings import ApiSettings, ProcessSettings
 from ingest.settings import IngestSettings
 from modelstore.production import ConfiguredModels
 from speculative.settings import SpeculativeSettings
@@ -33,6 +33,7 @@ SECRET_NAME = re.compile(r"(PASSWORD|SECRET|SECRET_KEY|API_KEY|ALLOWED_KEYS|TOKE
 # The settings classes whose code runs in each Python service (the api retrieves through ingest's Retriever).
 SERVICE_SETTINGS: dict[str, list[type[BaseSettings]]] = {
     "api": [ApiSettings, ChatSettings, IngestSettings],
+    "reports": [ProcessSettings, ChatSettings, IngestSettings],
     "ingest": [IngestSettings],
     "worker": [SpeculativeSettings],
     "models": [ConfiguredModels],
@@ -48,12 +49,12 @@ SECRETS = {
 }
 # Where each secret may go, and only there.
 SECRET_HOLDERS = {
-    "POSTGRES_PASSWORD": {"postgres", "api", "ingest"},
-    "WEAVIATE_API_KEY": {"weaviate", "api", "ingest"},
+    "POSTGRES_PASSWORD": {"postgres", "api", "reports", "ingest"},
+    "WEAVIATE_API_KEY": {"weaviate", "api", "reports", "ingest"},
     "SECRET_KEY": {"api"},
     "HF_TOKEN": {"models"},
     "OIDC_CLIENT_SECRET": {"api"},
-    "WORKER_TOKEN": {"worker", "api"},
+    "WORKER_TOKEN": {"worker", "api", "reports"},
 }
 
 
@@ -97,7 +98,7 @@ def _environment(service: dict[str, Any]) -> dict[str, str]:
 def test_compose_file_is_valid_with_the_example_settings(deployment: Path) -> None:
     services = _services(deployment)
 
-    assert {"nginx", "api", "ingest", "worker", "weaviate", "postgres", "models"} <= set(services)
+    assert {"nginx", "api", "reports", "ingest", "worker", "weaviate", "postgres", "models"} <= set(services)
 
 
 def test_only_nginx_publishes_ports_http_and_https(deployment: Path) -> None:
@@ -143,7 +144,7 @@ def test_nginx_reaches_the_api_alone_and_the_backend_has_no_route_out(deployment
     }
 
     assert reachable_from_nginx == {"api"}
-    for backend_only in ("worker", "postgres", "weaviate", "ingest"):
+    for backend_only in ("worker", "postgres", "weaviate", "ingest", "reports"):
         assert _networks(services[backend_only]) == {"backend"}, backend_only
     assert _networks(services["api"]) == {"frontend", "backend"}
     assert config["networks"]["backend"].get("internal") is True
@@ -231,7 +232,7 @@ def _runs_as_main(module: str) -> bool:
     return 'if __name__ == "__main__":' in Path(spec.origin).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("service", ["api", "ingest", "worker", "models"])
+@pytest.mark.parametrize("service", ["api", "reports", "ingest", "worker", "models"])
 def test_each_service_command_exists_in_the_code(service: str) -> None:
     services = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())["services"]
     module, arguments = _module_command(services[service])
@@ -259,6 +260,7 @@ def test_services_wait_for_the_health_of_what_they_need(deployment: Path) -> Non
 
     assert needs["api"] == {"postgres": "service_healthy", "weaviate": "service_healthy"}
     assert needs["ingest"] == {"postgres": "service_healthy", "weaviate": "service_healthy"}
+    assert needs["reports"] == {"postgres": "service_healthy", "weaviate": "service_healthy"}
     assert needs["nginx"] == {"api": "service_healthy"}
     for name in ("postgres", "weaviate", "worker", "api", "nginx"):
         assert services[name]["healthcheck"]["test"], name
@@ -334,3 +336,21 @@ def test_the_api_and_ingest_share_the_uploads_at_the_same_path(deployment: Path)
 
     assert _mount(services["api"], uploads) == ("uploads", False)
     assert _mount(services["ingest"], uploads) == ("uploads", False)
+
+
+def test_reports_run_in_their_own_service_which_alone_writes_them(deployment: Path) -> None:
+    services = _services(deployment)
+
+    def report_mounts(name: str) -> set[tuple[str, bool]]:
+        folder = _environment(services[name])["REPORT_DIR"]
+        return {
+            (mount["source"], mount.get("read_only", False))
+            for mount in services[name]["volumes"]
+            if mount["target"] == folder
+        }
+
+    assert services["reports"]["command"] == ["python", "-m", "api", "reports"]
+    assert _environment(services["api"])["REPORT_DIR"] == _environment(services["reports"])["REPORT_DIR"]
+    assert report_mounts("api") == {("reports", True)}
+    assert report_mounts("reports") == {("reports", False)}
+    assert services["reports"]["restart"] == "unless-stopped"

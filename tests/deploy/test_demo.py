@@ -1,4 +1,5 @@
-"""`make demo`'s launcher (`python -m api.demo`) brings up the whole embedded app and Ctrl-C stops all of it.
+"""`make demo`'s launcher (`python -m api.demo`) brings up the whole embedded app (worker, API, report runner)
+and Ctrl-C stops all of it.
 
 Real processes, real models: the default offline generator in the worker, the default embedder indexing a sample
 PDF, the API on SQLite, in a fresh folder as a newcomer's checkout would be.
@@ -15,11 +16,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api.deps import CSRF_HEADER
 from speculative.worker.process import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 READY_LINE = "Vraagbaak runs on"
 START_TIMEOUT = 900.0
+REPORT_TIMEOUT = 300.0
 
 
 def _read_until(process: subprocess.Popen[str], marker: str, log: list[str]) -> None:
@@ -33,6 +36,24 @@ def _read_until(process: subprocess.Popen[str], marker: str, log: list[str]) -> 
         if marker in line:
             return
     pytest.fail(f"no {marker!r} after {START_TIMEOUT} s:\n{''.join(log[-40:])}")
+
+
+def _a_finished_report(url: str, login: httpx.Response) -> dict[str, object]:
+    """A retrieval report over one question, queued by the signed-in demo user, once it has finished or failed."""
+    with httpx.Client(
+        base_url=url, cookies=login.cookies, headers={CSRF_HEADER: login.json()["csrf_token"]}, timeout=10
+    ) as demo:
+        questions = "question,relevant_documents\nHoe lang handen wrijven?,handhygiene.pdf\n"
+        labelled = demo.post("/api/evaluator/sets", files={"file": ("vragen.csv", questions.encode())})
+        started = demo.post("/api/evaluator/reports", json={"set_id": labelled.json()["id"]})
+        assert started.status_code == 202, started.text
+        deadline = time.monotonic() + REPORT_TIMEOUT
+        while time.monotonic() < deadline:
+            report: dict[str, object] = demo.get(f"/api/evaluator/reports/{started.json()['id']}").json()
+            if report["status"] in ("finished", "failed"):
+                return report
+            time.sleep(1)
+    pytest.fail(f"the report did not finish within {REPORT_TIMEOUT} s")
 
 
 @pytest.mark.slow
@@ -73,6 +94,7 @@ def test_the_demo_serves_the_app_and_a_worker_and_stops_cleanly_on_ctrl_c(tmp_pa
         stranger = httpx.post(
             f"http://127.0.0.1:{worker_port}/generate", json={"prompt": "Hallo"}, timeout=10
         )
+        report = _a_finished_report(f"http://127.0.0.1:{port}", login)
 
         assert f"http://127.0.0.1:{port}" in "".join(log)
         assert password in login_line
@@ -81,6 +103,7 @@ def test_the_demo_serves_the_app_and_a_worker_and_stops_cleanly_on_ctrl_c(tmp_pa
         assert set(login.json()["user"]["roles"]) == {"clinician", "admin", "evaluator"}
         assert [document["file_name"] for document in documents.json()] == ["handhygiene.pdf"]
         assert stranger.status_code == 401  # the demo's worker takes requests from its API only
+        assert report["status"] == "finished", report  # run by the demo's report runner
 
         launcher.send_signal(signal.SIGINT)
         assert launcher.wait(timeout=60) == 0

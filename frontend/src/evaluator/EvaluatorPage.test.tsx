@@ -77,7 +77,17 @@ describe("EvaluatorPage", () => {
     serveApi([
       report({
         kind: "answers",
-        metrics: { answers: { questions: 84, answerable_with_key: 72, quote_key_fact_rate: 0.5694, median_seconds_to_quote: 0.4213, looping: 3 } },
+        metrics: {
+          answers: {
+            questions: 84,
+            answerable_with_key: 72,
+            document_hit_rate: 0.9722,
+            passage_key_fact_rate: 0.6944,
+            quote_key_fact_rate: 0.5694,
+            median_seconds_to_quote: 0.4213,
+            looping: 3,
+          },
+        },
         files: ["answers.csv", "answers.json", "answers.html"],
       }),
     ]);
@@ -85,6 +95,8 @@ describe("EvaluatorPage", () => {
     const card = within(await screen.findByRole("article", { name: "Rapport 2" }));
     expect(card.getByRole("heading").textContent).toBe("Antwoordrapport 2: klaar");
     const figure = (label: string) => within(card.getByRole("row", { name: new RegExp(`^${label}`) })).getByRole("cell").textContent;
+    expect(figure("Juist document bij de getoonde passages")).toBe("97%");
+    expect(figure("Kernfeit in een van de getoonde passages")).toBe("69%");
     expect(figure("Citaat bevat het kernfeit")).toBe("57%");
     expect(figure("Beantwoordbare vragen met kernzin")).toBe("72");
     expect(figure("Mediaan tijd tot citaat")).toBe("0,42");

@@ -29,15 +29,20 @@ const FILE_LABELS: Record<string, string> = {
 const ANSWER_FIGURES: [string, string][] = [
   ["questions", "Vragen"],
   ["answerable_with_key", "Beantwoordbare vragen met kernzin"],
+  ["document_hit_rate", "Juist document bij de getoonde passages (document-Hit@k)"],
+  ["passage_key_fact_rate", "Kernfeit in een van de getoonde passages (fragment-recall)"],
   ["quote_key_fact_rate", "Citaat bevat het kernfeit"],
+  ["quote_key_fact_when_passages", "Kernfeit in citaat, als een passage het bevat"],
   ["answer_key_fact_rate", "Gegenereerd antwoord bevat het kernfeit"],
   ["sentences", "Gegenereerde zinnen"],
   ["supported_share", "Zinnen gevonden in de bronnen"],
   ["flagged_share", "Zinnen gemarkeerd als niet gevonden in de bronnen"],
+  ["cited_not_answer", "Zinnen met bron in antwoorden zonder het kernfeit"],
   ["warnings", "Antwoorden met waarschuwing"],
   ["numbers_unchecked", "Getallen zonder bron en zonder markering"],
   ["unanswerable", "Onbeantwoordbare vragen"],
   ["not_found_on_unanswerable", "'Niet gevonden' op onbeantwoordbare vragen"],
+  ["not_found_on_answerable", "'Niet gevonden' op beantwoordbare vragen"],
   ["looping", "Antwoorden afgebroken wegens herhaling"],
   ["median_seconds_to_sources", "Mediaan tijd tot bronnen (s)"],
   ["median_seconds_to_quote", "Mediaan tijd tot citaat (s)"],
@@ -45,7 +50,17 @@ const ANSWER_FIGURES: [string, string][] = [
   ["max_quote_after_sources_ms", "Maximum citaat na bronnen (ms)"],
   ["median_seconds_to_text", "Mediaan tijd tot eerste tekst (s)"],
 ];
-const SHARES = new Set(["quote_key_fact_rate", "answer_key_fact_rate", "supported_share", "flagged_share", "not_found_on_unanswerable"]);
+const SHARES = new Set([
+  "document_hit_rate",
+  "passage_key_fact_rate",
+  "quote_key_fact_rate",
+  "quote_key_fact_when_passages",
+  "answer_key_fact_rate",
+  "supported_share",
+  "flagged_share",
+  "not_found_on_unanswerable",
+  "not_found_on_answerable",
+]);
 const PLOTS: Record<string, string> = {
   "rank-density": "Verdeling van de rang van het eerste juiste resultaat",
   "cumulative-hits": "Cumulatief: een juist resultaat bij de eerste k",
@@ -253,7 +268,9 @@ function AnswerFigures({ report }: { report: Report }) {
       </ScrollBox>
       <div className="explain">
         <p>
-          <strong>Hoe lees je deze tabel?</strong> Elke vraag is gesteld zoals een gebruiker haar in de chat stelt. Het{" "}
+          <strong>Hoe lees je deze tabel?</strong> Elke vraag is gesteld zoals een gebruiker haar in de chat stelt. De{" "}
+          <strong>fragment-recall</strong> zegt hoe vaak de kernzin in een van de getoonde passages stond (het juiste document vinden is niet
+          genoeg: het juiste stuk moet erbij zijn). Het{" "}
           <strong>citaat</strong> is de zin die Vraagbaak letterlijk uit het document haalt; het <strong>gegenereerde antwoord</strong> schrijft
           het taalmodel. Beide tellen als juist als ze de kernzin uit de kolom <code>answer</code> bevatten (hoofdletters, spaties en de
           schrijfwijze van getallen tellen niet). Zinnen van het antwoord die niet in de bronnen staan, ziet de gebruiker gemarkeerd.

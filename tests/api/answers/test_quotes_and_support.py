@@ -223,6 +223,7 @@ def test_a_number_the_question_names_picks_its_table_row() -> None:
     quote = select_quote("ketonen 1,5 bij kind met pomp, wat doen?", [pump])
 
     assert quote is not None
-    assert quote["text"].startswith(
-        "1,5–2,9 mmol/L Risico op DKA Zoals hierboven en onmiddellijk de kinderarts verwittigen\n"
+    assert (
+        quote["text"]
+        == "1,5–2,9 mmol/L | Risico op DKA | Zoals hierboven en onmiddellijk de kinderarts verwittigen"
     )

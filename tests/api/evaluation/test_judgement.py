@@ -96,3 +96,31 @@ def test_top_scores_carry_whether_their_document_is_relevant() -> None:
     )
 
     assert [(result.score, result.relevant) for result in outcome.top_results] == [(0.9, False), (0.8, True)]
+
+
+def test_a_question_with_a_key_phrase_is_judged_at_chunk_level_by_the_passage_that_holds_it() -> None:
+    """Without spans, a chunk is relevant when it is a passage of a relevant document holding the key fact."""
+    query = EvalQuery(
+        id="q", question="Hoe lang wrijven?", relevant_documents=("A",), answer="20 tot 30 seconden"
+    )
+    results = [
+        Retrieved("B", 0, 80, 0.9, text="Wrijf 20–30 seconden."),  # the fact, but another document
+        Retrieved("A", 0, 80, 0.8, text="Handen wassen: gebruik zeep."),  # the document, not the fact
+        Retrieved("A", 80, 160, 0.7, text="Wrijf de handen 20 - 30 seconden in."),
+    ]
+
+    outcome = judge(query, results, RESOLVER)
+
+    assert (outcome.document_rank, outcome.chunk_judged, outcome.chunk_rank) == (2, True, 3)
+
+
+def test_a_key_phrase_no_passage_holds_is_a_chunk_miss_and_an_unanswerable_question_is_not_judged() -> None:
+    missed = EvalQuery(id="q", question="Hoe lang?", relevant_documents=("A",), answer="45 minuten")
+    unanswerable = EvalQuery(id="u", question="Hoe lang?", relevant_documents=(), answer=None)
+    results = [Retrieved("A", 0, 80, 0.8, text="Wacht 30 minuten.")]
+
+    assert (judge(missed, results, RESOLVER).chunk_judged, judge(missed, results, RESOLVER).chunk_rank) == (
+        True,
+        None,
+    )
+    assert judge(unanswerable, results, RESOLVER).chunk_judged is False
