@@ -70,13 +70,14 @@ class ReportRunner:
         log.info("running evaluation report %d (%s)", report_id, kind.value)
         database_url, report_dir = self.settings.database_url, self.settings.report_dir
         if kind == ReportKind.answers:
-            evaluation.run_answer_report(database_url, self._chat(), report_dir, report_id)
+            evaluation.run_answer_report(database_url, self._chat, report_dir, report_id)
         else:
-            evaluation.run_report(database_url, self.ingest, self._search_index(), report_dir, report_id)
+            evaluation.run_report(database_url, self.ingest, self._search_index, report_dir, report_id)
         return report_id
 
     def serve(self) -> None:
-        """Beat (on a thread) and run reports until `stop`; a database that is down is logged and retried."""
+        """Beat (on a thread) and run reports until `stop`; a database that is down is logged and retried (a
+        report's own failure is recorded on the report by `evaluation`)."""
         self._heartbeat.beat()  # registered before the first report is taken
         beating = threading.Thread(target=self._keep_beating, name="report-runner-heartbeat", daemon=True)
         beating.start()

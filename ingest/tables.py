@@ -66,8 +66,9 @@ def read_with_tables(page: PageObject) -> list[Block]:
 
 
 def _tables(page: Page) -> list[Table]:
-    """The page's tables: two rows and two columns at least, whose cells hold the words drawn inside them (a
-    shaded text box the finder takes for a table leaves words out of its cells: it is read as text)."""
+    """The page's tables: two rows and two columns at least, a row with two filled cells, and cells that hold the
+    words drawn inside them (a shaded text box the finder takes for a table leaves words out of its cells or fills
+    one cell a row: it is read as text)."""
     found = [
         table
         for table in page.find_tables()
@@ -76,7 +77,13 @@ def _tables(page: Page) -> list[Table]:
     if not found:
         return []
     words = page.extract_words()
-    return [table for table in found if _cells_hold_the_words(table, words)]
+    return [table for table in found if _has_a_row_of_cells(table) and _cells_hold_the_words(table, words)]
+
+
+def _has_a_row_of_cells(table: Table) -> bool:
+    """Whether some row has two cells with text: a shaded text box the finder takes for a table has one filled
+    cell per row (its lines), and read as rows its sentences would break at every line."""
+    return any(sum(1 for cell in row if cell and cell.strip()) >= 2 for row in table.extract())
 
 
 def _cells_hold_the_words(table: Table, words: Sequence[dict[str, object]]) -> bool:

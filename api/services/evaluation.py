@@ -262,13 +262,18 @@ def _set_state(database_url: str, report_id: int, **values: object) -> None:
 
 
 def run_report(
-    database_url: str, settings: IngestSettings, index: SearchIndex, report_dir: Path, report_id: int
+    database_url: str,
+    settings: IngestSettings,
+    index: Callable[[], SearchIndex],
+    report_dir: Path,
+    report_id: int,
 ) -> None:
-    """Ask every question of the live index, judge the results and write the report files."""
+    """Ask every question of the live index (`index()`: opened once the report runs, so that an index that cannot
+    be opened fails the report), judge the results and write the report files."""
 
     def retrieval_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
         embedders = Embedders(settings)
-        retriever = embedders.retriever(settings.embedding_model, index, settings.retrieval_alpha)
+        retriever = embedders.retriever(settings.embedding_model, index(), settings.retrieval_alpha)
         prepared = embedders.prepared(settings.embedding_model, retriever, [q.question for q in queries])
         _set_state(database_url, report_id, progress=0.5)
         outcomes = ask_all(retriever, queries, prepared, resolver)
@@ -286,16 +291,20 @@ def run_report(
     _run(database_url, report_id, retrieval_report)
 
 
-def run_answer_report(database_url: str, runtime: ChatRuntime, report_dir: Path, report_id: int) -> None:
-    """Ask every question through the chat's own steps (its retriever and its workers, the messages kept in a
-    temporary database) and write the answer-quality report (`api.evaluation.answer_quality`)."""
+def run_answer_report(
+    database_url: str, runtime: Callable[[], ChatRuntime], report_dir: Path, report_id: int
+) -> None:
+    """Ask every question through the chat's own steps (`runtime()`'s retriever and workers, built once the report
+    runs; the messages kept in a temporary database) and write the answer-quality report
+    (`api.evaluation.answer_quality`)."""
 
     def answer_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
         def progress(done: int, total: int) -> None:
             _set_state(database_url, report_id, progress=0.1 + 0.85 * done / total)
 
+        chat = runtime()
         observations = ask_through_chat(
-            runtime.retriever, runtime.settings, runtime.hospital, queries, progress, resolver
+            chat.retriever, chat.settings, chat.hospital, queries, progress, resolver
         )
         note = (
             f"{_asked(queries)}, gesteld via de chat (zoeken, citaat, het taalmodel van de chat, controle)."

@@ -115,3 +115,18 @@ def contents_and_table_word_file(out: Path, chapters: list[tuple[str, str]], tab
             cell.text = text
     document.save(str(out))
     return out
+
+
+def text_box_word_file(out: Path, before: str, lines: list[str]) -> Path:
+    """A Word file with a framed text box as guidelines draw them: a ruled two-column grid whose first row has an
+    empty marker cell beside the first line and whose other rows are one merged cell per line, so that a table
+    finder sees a grid with one filled cell a row."""
+    document = Document()
+    document.add_paragraph(before)
+    grid = document.add_table(rows=len(lines), cols=2)
+    grid.style = "Table Grid"
+    grid.rows[0].cells[1].text = lines[0]
+    for row, line in zip(grid.rows[1:], lines[1:], strict=True):
+        row.cells[0].merge(row.cells[1]).text = line
+    document.save(str(out))
+    return out

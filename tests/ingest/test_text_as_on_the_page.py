@@ -11,7 +11,13 @@ from ingest.chunking import split_into_chunks
 from ingest.pipeline import Reading, read_pdf
 from ingest.tables import CELL_SEPARATOR
 from ingest.vocabulary import dutch_words
-from tests.ingest.real_files import TABLE, contents_and_table_word_file, two_column_word_file, word_procedure
+from tests.ingest.real_files import (
+    TABLE,
+    contents_and_table_word_file,
+    text_box_word_file,
+    two_column_word_file,
+    word_procedure,
+)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("soffice") is None, reason="LibreOffice is not installed: `make system-packages` installs it"
@@ -46,6 +52,20 @@ def test_a_tables_rows_are_lines_with_their_cells_in_reading_order(tmp_path: Pat
 
     for row in TABLE:
         assert CELL_SEPARATOR.join(row) in text.split("\n")
+
+
+def test_a_framed_text_box_with_one_filled_cell_a_row_reads_as_text(tmp_path: Path) -> None:
+    """The MS module's "snel ontwikkelende RRMS" box came out as rows, its sentence cut at each line."""
+    lines = [
+        "Snel ontwikkelende RRMS wordt gedefinieerd als 2 of meer invaliderende relapsen, met 1 of",
+        "meer Gadolinium-aankleurende laesies op de MRI.",
+    ]
+    path = text_box_word_file(tmp_path / "kader.docx", "De behandeling hangt af van het verloop.", lines)
+
+    text = _read(path, tmp_path)
+
+    assert " ".join(lines) in text.split("\n")
+    assert CELL_SEPARATOR not in text
 
 
 def test_chunking_never_cuts_a_table_row(tmp_path: Path) -> None:
