@@ -8,7 +8,7 @@ import sys
 import uvicorn
 from sqlalchemy import make_url
 
-from api import report_runner, schema, users_cli
+from api import database_schema, report_runner, users_cli
 from api.app import create_app
 from api.settings import ApiSettings
 from ingest.embedding import exit_unless_embedder_loadable
@@ -30,19 +30,19 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = ApiSettings()
     if args.command == "migrate":
-        schema.migrate(settings.database_url)
+        database_schema.migrate(settings.database_url)
         log.info("database schema is up to date")
     elif args.command == "downgrade":
         if not (args.yes or _confirmed(settings.database_url)):
             print("nothing removed", file=sys.stderr)
             return 1
-        schema.downgrade(settings.database_url)
+        database_schema.downgrade(settings.database_url)
         log.info("all tables removed")
     elif args.command == "reports":
-        schema.migrate(settings.database_url)
+        database_schema.migrate(settings.database_url)
         return report_runner.main(settings)
     elif args.command == "users":
-        schema.migrate(settings.database_url)
+        database_schema.migrate(settings.database_url)
         return users_cli.run(settings, args)
     else:
         ingest_settings = IngestSettings(database_url=settings.database_url)
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         exit_unless_embedder_loadable(ingest_settings)
-        schema.migrate(settings.database_url)
+        database_schema.migrate(settings.database_url)
         print(f"Vraagbaak API on http://{settings.api_host}:{settings.api_port}", flush=True)
         uvicorn.run(
             create_app(settings, ingest_settings),

@@ -3,7 +3,7 @@
 Spreadsheets run a cell that starts with `=`, `+`, `-` or `@` (and, in some, a tab or carriage return) as a
 formula, and these files carry text users typed and PDF titles. Such text cells get a leading `'` (OWASP's advice),
 which spreadsheets show as text; numbers are written as numbers. `restored` undoes it where our own export is
-read back (`python -m api.evaluate` reading the feedback set).
+read back (`python -m research.evaluate` reading the feedback set).
 """
 
 import csv

@@ -24,6 +24,7 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, P
 from ingest.hidden_text import remove_hidden_text
 from ingest.split_words import rejoin_split_words
 from ingest.tables import Block, pages_with_tables, read_with_tables
+from modelstore import checksums
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +122,7 @@ def _sha256(handle: BinaryIO) -> str:
 def file_sha256(path: Path) -> str | None:
     """The sha256 of what a path holds now (None when it cannot be read): is a twin still the same content?"""
     try:
-        with path.open("rb") as handle:
-            return _sha256(handle)
+        return checksums.file_sha256(path)
     except OSError:
         return None
 

@@ -6,7 +6,7 @@ the fused score and each leg's scores, so the chat can show why it was chosen an
 
 Metadata filters (audience, department, document ids) let a paediatrician see the children's version of a
 procedure. A relevance floor on the fused score lets the chat say "not found" when nothing scores above it;
-the evaluation report (`python -m api.evaluate`, section "Relevance floor") shows how the scores of relevant and
+the evaluation report (`python -m research.evaluate`, section "Relevance floor") shows how the scores of relevant and
 irrelevant results are distributed, so the floor is chosen from data. Questions longer than the embedder reads
 are cut to its maximum, with a warning, and both legs search the same cut text.
 """

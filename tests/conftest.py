@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from api import schema
+from api import database_schema
 from ingest.embedding import Embedder
 from ingest.settings import IngestSettings
 from modelstore.provision import provision
@@ -74,7 +74,7 @@ def empty_database_url(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def database_url(empty_database_url: str) -> str:
     """A database with the full schema applied through the migrations (never `create_all`)."""
-    schema.migrate(empty_database_url)
+    database_schema.migrate(empty_database_url)
     return empty_database_url
 
 
@@ -101,3 +101,10 @@ def ingest_settings(database_url: str, tmp_path: Path, model_cache: Path) -> Ing
         model_cache=model_cache,
         weaviate_url=None,
     )
+
+
+@pytest.fixture
+def offline_models(model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The ingest settings of an evaluation run point at the cache whatever the working directory."""
+    monkeypatch.setenv("MODEL_CACHE", str(model_cache))
+    return model_cache

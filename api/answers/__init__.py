@@ -1,2 +1,2 @@
 """Answers a clinician can check: the procedure's own sentence quoted first, each generated sentence traced to a
-passage sentence or flagged (issue 21; docs/api.md, events `quote` and `support`)."""
+passage sentence or flagged (docs/api.md, events `quote` and `support`)."""

@@ -5,7 +5,7 @@ negated ("Draag geen ringen" and "ring dragen" share their words but not their c
 import re
 from dataclasses import dataclass
 
-from api.chat.abstention import Vocabulary, content_words
+from api.dutch import Vocabulary, content_words
 
 # A number as procedures write it: "20", "0,5", "1.5", "3,9"; a range "20–30" is two numbers.
 _NUMBER = re.compile(r"(?<![\w,.])\d+(?:[.,]\d+)?(?![\d])")

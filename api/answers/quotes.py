@@ -11,9 +11,8 @@ small one for the passage's retrieval rank. A sentence ending in ":" is quoted w
 (the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
 first). A heading, a table or figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context,
 never a quote. Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
-table or list without sentence boundaries): no quote rather than a wrong one. The scoring and its weights were
-chosen on samples/questions.csv and read on the held-out set (`python -m api.evaluation.quote_study`,
-docs/evaluation.md "Can a clinician check the answer?").
+table or list without sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
+docs/evaluation.md "Can a clinician check the answer?".
 """
 
 import math
@@ -28,7 +27,7 @@ from numpy.typing import NDArray
 from api.answers.matching import Claim, numbers
 from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
 from api.answers.stems import StemVocabulary
-from api.chat.abstention import Vocabulary
+from api.dutch import Vocabulary
 
 # Questions that ask for a quantity: a duration, a dose, a frequency, a limit (the earlier, unit-blind bonus).
 QUANTITY_QUESTION = re.compile(

@@ -10,7 +10,8 @@ doubled letters (so "geven" → "gef" = "geef" → "gef"). A compound question w
 import re
 from collections.abc import Iterable
 
-from api.chat.abstention import Vocabulary, tokenize
+from api.dutch import Vocabulary
+from ingest.search.tokens import tokenize
 
 _ENDING = re.compile(r"(?:en|e|s|t)$")
 _DOUBLED = re.compile(r"(.)\1")

@@ -5,15 +5,14 @@ an unanswerable question still scores near 1. Three signals are not rescaled: th
 and the BM25 score of the best chunk, and the share of the question's content words that the retrieved passages
 contain. The last catches the hard case of a procedure that is not indexed while a sibling is ("glucagon dosis
 kind" when only the adult version is there: everything matches but "kind"), and, being a share rather than a
-score, its threshold carries over from one document collection to another where raw BM25 does not. The
-thresholds come from `python -m api.evaluation.abstention.study` (docs/evaluation.md, "Knowing when it does not know").
-Weighted variants (`api/evaluation/abstention/candidates.py`) were measured there and did worse on held-out questions.
+score, its threshold carries over from one document collection to another where raw BM25 does not. How the
+thresholds are chosen: docs/evaluation.md, "Knowing when it does not know".
 """
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ingest.search.tokens import DUTCH_STOPWORDS, tokenize
+from api.dutch import Vocabulary, content_words
 from ingest.search.types import LegScores
 
 NOT_FOUND_MESSAGE = (
@@ -27,87 +26,6 @@ def says_not_found(answer: str) -> bool:
     """Whether a generated answer is the model's own "not found": the adapted generator answers with the chat's
     fixed message when the passages hold no answer (docs/evaluation.md, "The adapted generator")."""
     return answer.strip().startswith(NOT_FOUND_SENTENCE)
-
-
-# Words that say what is asked rather than what it is about: a procedure answers "hoe vaak" without either word.
-# Dutch interrogatives, the verbs and quantities of asking, and the shorthand of typed questions.
-QUESTION_WORDS = frozenset(
-    [
-        "wie",
-        "wat",
-        "waar",
-        "wanneer",
-        "welke",
-        "welk",
-        "hoe",
-        "hoeveel",
-        "hoelang",
-        "hoevaak",
-        "waarom",
-        "waarmee",
-        "waarvoor",
-        "mag",
-        "mogen",
-        "moet",
-        "kan",
-        "kunnen",
-        "zal",
-        "laten",
-        "doen",
-        "geven",
-        "krijgen",
-        "gebruiken",
-        "nodig",
-        "best",
-        "lang",
-        "lange",
-        "vaak",
-        "keer",
-        "per",
-        "max",
-        "maximaal",
-        "maximum",
-        "min",
-        "minimaal",
-        "minimum",
-        "tijd",
-        "duur",
-        "eerste",
-        "vanaf",
-        "ok",
-        "ipv",
-        "bv",
-        "ja",
-        "nee",
-    ]
-)
-# A content word found inside a longer document word counts ("alcohol" in "handalcohol"); shorter ones must
-# match whole. Two words sharing their first letters count as one inflected word ("masseren" and "masseer").
-MIN_INSIDE = 4
-SHARED_PREFIX = 5
-
-
-def content_words(question: str) -> list[str]:
-    """The words of the question that name what it is about, each once, in order."""
-    words = dict.fromkeys(tokenize(question))
-    return [w for w in words if len(w) > 1 and w not in DUTCH_STOPWORDS and w not in QUESTION_WORDS]
-
-
-class Vocabulary:
-    """The words of some passages, asked whether they hold a content word (whole, inside a longer word, or
-    sharing its first letters) the way coverage counts it."""
-
-    def __init__(self, passages: Iterable[str]) -> None:
-        self.words = {word for passage in passages for word in tokenize(passage)}
-        self._joined = " ".join(self.words)
-        self._prefixes = {word[:SHARED_PREFIX] for word in self.words if len(word) >= SHARED_PREFIX}
-
-    def holds(self, word: str) -> bool:
-        return (
-            word in self.words
-            or (len(word) >= MIN_INSIDE and word in self._joined)
-            or (len(word) >= SHARED_PREFIX and word[:SHARED_PREFIX] in self._prefixes)
-        )
 
 
 def coverage(question: str, passages: Iterable[str]) -> float | None:

@@ -5,7 +5,7 @@ from typing import Annotated, Self
 from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-# From `python -m api.evaluation.abstention.study` (docs/evaluation.md, "Knowing when it does not know"). The leg
+# From `python -m research.abstention.study` (docs/evaluation.md, "Knowing when it does not know"). The leg
 # thresholds (dense, BM25) depend on the embedder and the collection, so they are off unless measured there.
 DEFAULT_MIN_COVERAGE = 0.627
 

@@ -1,17 +1,17 @@
-"""`python -m api.evaluate --answers`: answer quality through the real chat path.
+"""Answer quality through the real chat path: the evaluator's answer report.
 
-The documents are indexed as the retrieval report indexes them; a generation worker is started with the offline
-model (`api.chat.loopback.worker_process`) and every question is asked through the chat's own `prepare → store →
-stream` (the route's steps, without HTTP and sign-in) against a temporary SQLite database migrated to head.
-Recorded per question: whether a relevant document is among the retrieved passages (the `sources` event) and
-whether one of those passages holds the key fact, the quote, the generated answer, the `support` event, the final
-state and stop reason, and the time from arrival to the `quote` event and to the first text. Reported: document
-Hit@k and chunk recall (the key fact in one of the k passages shown) next to the key-fact rate of the quote and of
-the answer (the question's `answer` key phrase, normalised: `api.evaluation.key_facts`), the quote's rate where a
-passage holds the fact, the share of generated sentences supported and flagged, supported sentences of answers
-that miss the key fact ("cited but not the answer"), generated numbers shown without support (each flagged),
-"niet gevonden" on unanswerable and on answerable questions, looping answers (stopped by the repetition guard),
-and the timings.
+Every question is asked through the chat's own `prepare → store → stream` (the route's steps, without HTTP and
+sign-in) against a temporary SQLite database migrated to head. Recorded per question: whether a relevant document
+is among the retrieved passages (the `sources` event) and whether one of those passages holds the key fact, the
+quote, the generated answer, the `support` event, the final state and stop reason, and the time from arrival to
+the `quote` event and to the first text. Reported: document Hit@k and chunk recall (the key fact in one of the k
+passages shown) next to the key-fact rate of the quote and of the answer (the question's `answer` key phrase,
+normalised: `api.evaluation.key_facts`), the quote's rate where a passage holds the fact, the share of generated
+sentences supported and flagged, supported sentences of answers that miss the key fact ("cited but not the
+answer"), generated numbers shown without support (each flagged), "niet gevonden" on unanswerable and on
+answerable questions, looping answers (stopped by the repetition guard), and the timings. The web page's report
+runs it with the API's workers (`api.services.evaluation`); `python -m research.evaluate --answers` with a worker
+it starts itself (`research.offline_answers`).
 """
 
 import asyncio
@@ -29,28 +29,20 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from api.answers.matching import numbers
-from api.bench.loopback import worker_process
 from api.chat import answering
 from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.csvfile import csv_text
-from api.evaluation.configs import RetrievalConfig
-from api.evaluation.corpus import CleanedDocument
+from api.database_schema import migrate
 from api.evaluation.key_facts import holds_key_fact
 from api.evaluation.queries import EvalQuery
 from api.evaluation.resolution import DocumentResolver
-from api.evaluation.runner import build_index, catalogue
 from api.models import Conversation, MessageState, Role
-from api.schema import migrate
 from api.services import users
 from ingest.database import get_engine
-from ingest.embedding import Embedder
-from ingest.retrieval import Retriever
-from ingest.settings import IngestSettings
 
 log = logging.getLogger(__name__)
 
-OFFLINE_GENERATOR = "google/gemma-3-270m"
 REPETITION = "repetition"
 
 
@@ -77,33 +69,6 @@ class AnswerObservation:
     seconds_to_quote: float | None = None
     seconds_to_text: float | None = None
     support: list[dict[str, Any]] = field(default_factory=list)
-
-
-def ask_answers(
-    documents: Sequence[CleanedDocument],
-    queries: Sequence[EvalQuery],
-    model: str = OFFLINE_GENERATOR,
-    max_new_tokens: int = 96,
-    log_dir: Path | None = None,
-) -> list[AnswerObservation]:
-    """Index the documents, start a worker with `model`, ask every question through the chat; one observation
-    per question."""
-    settings = IngestSettings()
-    embedder = Embedder.from_settings(settings)
-    with tempfile.TemporaryDirectory(prefix="vraagbaak-answers-") as folder:
-        work = Path(folder)
-        index = build_index(documents, RetrievalConfig(), embedder, work / "index")
-        if log_dir is not None:
-            log_dir.mkdir(parents=True, exist_ok=True)
-        worker_log = (log_dir or work) / "worker.log"
-        try:
-            with worker_process(worker_log, model, MAX_NEW_TOKENS=str(max_new_tokens)) as url:
-                chat = ChatSettings(worker_urls=[url], answer_max_new_tokens=max_new_tokens)
-                retriever = Retriever.from_settings(settings, index, embedder)
-                resolver = DocumentResolver(catalogue(documents))
-                return ask_through_chat(retriever, chat, "UZ Voorbeeld", queries, resolver=resolver)
-        finally:
-            index.close()
 
 
 Progress = Callable[[int, int], None]

@@ -2,7 +2,7 @@
 
 The CSV is what clinicians' feedback sessions produced: `question,relevant_documents`, several documents (ids,
 file names or titles) separated by `;`, none when no document answers the question; an optional `answer` column
-holds a key phrase the right answer must contain (`python -m api.evaluate --answers`). Comma- and semicolon-separated
+holds a key phrase the right answer must contain (`python -m research.evaluate --answers`). Comma- and semicolon-separated
 files are both read (Dutch Excel saves "CSV" with `;`; a cell holding several documents is then quoted). JSONL can
 carry more: an `id` and chunk labels as answer spans.
 Every problem names the line it is on, in Dutch (evaluators read them), so an evaluator can fix the file without

@@ -30,7 +30,7 @@ def feedback_export(_user: EvaluatorUser, db: SessionDep) -> Response:
 
 @router.get("/feedback-set.csv", response_class=Response, responses=CSV_RESPONSE)
 def feedback_set_export(_user: EvaluatorUser, db: SessionDep) -> Response:
-    """The feedback as an evaluation set for `python -m api.evaluate` (marked documents are the relevant ones)."""
+    """The feedback as an evaluation set for `python -m research.evaluate` (marked documents are the relevant ones)."""
     return _csv(feedback.feedback_set_csv(db), "feedback-set.csv")
 
 

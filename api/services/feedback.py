@@ -1,6 +1,6 @@
 """Feedback on the documents shown with an answer, and the evaluators' exports of all feedback.
 
-The evaluation-set export turns the clinicians' judgements into `python -m api.evaluate`'s CSV: each
+The evaluation-set export turns the clinicians' judgements into `python -m research.evaluate`'s CSV: each
 question whose shown documents were marked as containing the answer becomes a labelled question with those
 documents as the relevant ones (the source study built its test set the same way, from "liked" documents).
 """
@@ -152,7 +152,7 @@ def labelled_questions(db: Session) -> list[LabelledQuestion]:
 
 
 def feedback_set_csv(db: Session) -> str:
-    """`id,question,relevant_documents` (documents by id, `;`-separated), readable by `python -m api.evaluate`."""
+    """`id,question,relevant_documents` (documents by id, `;`-separated), readable by `python -m research.evaluate`."""
     return csv_text(
         ("id", *CSV_COLUMNS),
         (

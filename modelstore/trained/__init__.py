@@ -10,14 +10,13 @@ The LoRA adapters of the generator (`python -m speculative.adapt`, docs/speculat
 so `GENERATOR_ADAPTER=vraagbaak/lora-gemma-3-270m` works offline too.
 """
 
-import hashlib
 import shutil
 from pathlib import Path
 
+from modelstore.checksums import SUMS_NAME, file_sha256, first_mismatch, read_sums
 from modelstore.errors import ModelProvisioningError
 
 HERE = Path(__file__).resolve().parent
-SUMS_NAME = "SHA256SUMS"
 
 TRAINED_HEADS: dict[str, str] = {
     "vraagbaak/eagle2-gemma-3-270m": "gemma-3-270m",
@@ -34,27 +33,18 @@ def install_trained_head(name: str, output: Path, work: Path | None = None) -> N
     Signature of a model builder (`work` is unused), so the heads provision like the models.
     """
     folder = HERE / COMMITTED_FOLDERS[name]
-    for relative, expected in read_sums(folder / SUMS_NAME).items():
-        path = folder / relative
-        if not path.is_file() or sha256(path) != expected:
-            raise ModelProvisioningError(
-                f"the committed file set {name}: {path} is missing or does not match {SUMS_NAME}; "
-                f"restore it with `git checkout -- {folder}`"
-            )
-        shutil.copy(path, output / relative)
+    sums = read_sums(folder / SUMS_NAME)
+    mismatch = first_mismatch(folder, sums)
+    if mismatch is not None:
+        raise ModelProvisioningError(
+            f"the committed file set {name}: {mismatch} is missing or does not match {SUMS_NAME}; "
+            f"restore it with `git checkout -- {folder}`"
+        )
+    for relative in sums:
+        shutil.copy(folder / relative, output / relative)
     shutil.copy(folder / SUMS_NAME, output / SUMS_NAME)  # an adapter is checked against its sums when served
 
 
 def committed_head_version(name: str) -> str:
     """The digest of the head's (or adapter's) SHA256SUMS: it changes whenever a committed file does."""
-    return sha256(HERE / COMMITTED_FOLDERS[name] / SUMS_NAME)
-
-
-def read_sums(path: Path) -> dict[str, str]:
-    """`sha256sum` output: file name → hex digest."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return {name.lstrip("*"): digest for digest, name in (line.split(maxsplit=1) for line in lines if line)}
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return file_sha256(HERE / COMMITTED_FOLDERS[name] / SUMS_NAME)

@@ -1,6 +1,6 @@
 """Per-kind and per-wording figures from an answer report on a part of the real-document set.
 
-`python -m api.evaluate --answers` writes `answers.csv`, one row per question in the question file's order; this
+`python -m research.evaluate --answers` writes `answers.csv`, one row per question in the question file's order; this
 script puts each row next to its id (`<part>.<kind>.<lit|para>.<key>`, matched by the question's text, which is
 unique within a part) and prints, per kind and for literal and paraphrased wording, how often the quote and the
 answer hold the key fact and how often an answerable question was refused ("niet gevonden"), and for the
@@ -94,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("part", type=Path, help="the part's CSV, e.g. samples/real/dev.csv")
     parser.add_argument(
-        "answers", type=Path, help="answers.csv of `python -m api.evaluate --answers` on that part"
+        "answers", type=Path, help="answers.csv of `python -m research.evaluate --answers` on that part"
     )
     args = parser.parse_args(argv)
     print("\n".join(table(outcomes(args.part, args.answers))))

@@ -2,5 +2,5 @@
 loading for serving: the worker merges it into the target, so speculative decoding runs on a plain model.
 
 The package knows no prompt template: it trains on `prompt`/`target` strings that the API side renders
-(`python -m api.evaluation.adapt_data`).
+(`python -m research.adapt_data`).
 """

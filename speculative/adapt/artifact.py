@@ -9,7 +9,6 @@ it is loaded onto: LoRA deltas applied to other weights give a different model w
 import errno
 import hashlib
 import json
-import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -17,26 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from modelstore.cache import read_manifest
+from modelstore.checksums import SUMS_NAME, SumsError, file_sha256, first_mismatch, read_sums
 
-SUMS_NAME = "SHA256SUMS"
 TRAINING_NAME = "training.json"
 ADAPTER_FILES = ("adapter_model.safetensors", "adapter_config.json", TRAINING_NAME)
 WEIGHT_SUFFIX = ".safetensors"
 # Files peft or torch would load as weights; each must be listed in the sums.
 WEIGHT_FILE_SUFFIXES = frozenset({".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".pkl"})
-SUMS_LINE = re.compile(r"(?P<digest>[0-9a-fA-F]{64}) [ *](?P<name>[^/\\\x00]+)")
 
 
 class AdapterError(ValueError):
     """The adapter cannot be used: files missing or changed, or trained on another base model."""
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def base_weights_digest(folder: Path) -> str:
@@ -50,7 +40,7 @@ def base_weights_digest(folder: Path) -> str:
         raise AdapterError(f"{folder} holds no {WEIGHT_SUFFIX} weights to identify the base model by")
     records = manifest.files if manifest is not None else {}
     lines = [
-        f"{path.name} {records[path.name].sha256 if path.name in records else sha256_file(path)}"
+        f"{path.name} {records[path.name].sha256 if path.name in records else file_sha256(path)}"
         for path in weights
     ]
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
@@ -64,7 +54,7 @@ def save_adapter(output: Path, write_files: Callable[[Path], None], training: di
     try:
         write_files(staging)
         (staging / TRAINING_NAME).write_text(json.dumps(training, indent=2) + "\n", encoding="utf-8")
-        sums = "".join(f"{sha256_file(staging / name)}  {name}\n" for name in ADAPTER_FILES)
+        sums = "".join(f"{file_sha256(staging / name)}  {name}\n" for name in ADAPTER_FILES)
         (staging / SUMS_NAME).write_text(sums, encoding="utf-8")
         _make_readable(staging)
         _swap_in(staging, output)
@@ -116,10 +106,9 @@ def checked_record(folder: Path, base_name: str) -> dict[str, Any]:
     for name in sorted(set(ADAPTER_FILES) | weights):
         if name not in listed:
             raise AdapterError(f"the adapter file {folder / name} is not listed in {SUMS_NAME}")
-    for name, expected in listed.items():
-        path = folder / name
-        if not path.is_file() or sha256_file(path) != expected:
-            raise AdapterError(f"the adapter file {path} is missing or does not match {SUMS_NAME}")
+    mismatch = first_mismatch(folder, listed)
+    if mismatch is not None:
+        raise AdapterError(f"the adapter file {mismatch} is missing or does not match {SUMS_NAME}")
     training: dict[str, Any] = json.loads((folder / TRAINING_NAME).read_text(encoding="utf-8"))
     base = training.get("base_model", {})
     if base.get("name") != base_name:
@@ -134,10 +123,7 @@ def _read_sums(folder: Path) -> dict[str, str]:
     sums_path = folder / SUMS_NAME
     if not sums_path.is_file():
         raise AdapterError(f"the adapter {folder} has no {SUMS_NAME}")
-    listed: dict[str, str] = {}
-    for number, line in enumerate(sums_path.read_text(encoding="utf-8").splitlines(), start=1):
-        match = SUMS_LINE.fullmatch(line)
-        if match is None:
-            raise AdapterError(f"{sums_path}, line {number}: not `<sha256>  <file name>`")
-        listed[match["name"]] = match["digest"].lower()
-    return listed
+    try:
+        return read_sums(sums_path)
+    except SumsError as error:
+        raise AdapterError(str(error)) from None

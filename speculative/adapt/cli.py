@@ -1,13 +1,12 @@
 """`python -m speculative.adapt`: LoRA-adapt the generator on prompt/target examples and write the adapter.
 
 `python -m speculative.adapt --data data.jsonl --out ADAPTER_DIR [--model google/gemma-3-270m] [--max-minutes 45]`
-trains on the `train` rows of the JSONL (`python -m api.evaluation.adapt_data` writes it), reports the held-out
+trains on the `train` rows of the JSONL (`python -m research.adapt_data` writes it), reports the held-out
 loss on its `val` rows, checkpoints to `ADAPTER_DIR.state.pt` (run it again to resume) and writes the adapter
 folder: `adapter_model.safetensors`, `adapter_config.json`, `training.json` and `SHA256SUMS`.
 """
 
 import argparse
-import hashlib
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -20,6 +19,7 @@ import transformers
 from transformers import AutoTokenizer
 
 from modelstore.cache import read_manifest
+from modelstore.checksums import file_sha256
 from modelstore.device import TORCH_DTYPES
 from modelstore.production import require_model
 from speculative.adapt.artifact import AdapterError, base_weights_digest, save_adapter
@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hyper = hyperparameters(args)
     target = TargetModel.load(source, args.device or settings.device, args.dtype or settings.dtype)
     peft_model = add_lora(target.model, hyper)
-    run_key = {"data_sha256": sha256(args.data), "hyperparameters": asdict(hyper), "model": model_name}
+    run_key = {"data_sha256": file_sha256(args.data), "hyperparameters": asdict(hyper), "model": model_name}
     state_path = args.out.with_name(args.out.name + ".state.pt")
     trainer = AdapterTrainer(peft_model, by_split["train"], by_split["val"], hyper, state_path, run_key)
     try:
@@ -127,7 +127,7 @@ def training_record(
         },
         "data": {
             "file": str(args.data),
-            "sha256": sha256(args.data),
+            "sha256": file_sha256(args.data),
             "train_examples": len(by_split["train"]),
             "val_examples": len(by_split["val"]),
             "train_tokens": sum(example.length for example in by_split["train"]),
@@ -150,7 +150,3 @@ def training_record(
             "peft": peft.__version__,
         },
     }
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -37,7 +37,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--prompts",
         required=True,
         help="spec-bench:PATH/question.jsonl[:CATEGORY] (categories: "
-        f"{', '.join(SPEC_BENCH_CATEGORIES)}) or rag:PATH.jsonl (rendered requests of python -m api.rag_prompts)",
+        f"{', '.join(SPEC_BENCH_CATEGORIES)}) or rag:PATH.jsonl (rendered requests of python -m research.rag_prompts)",
     )
     parser.add_argument(
         "--methods", default=DEFAULT_METHODS, help=f"comma-separated (default {DEFAULT_METHODS})"

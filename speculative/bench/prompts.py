@@ -1,7 +1,7 @@
 """Benchmark prompt sets: Spec-Bench's public file, and rendered RAG requests (Dutch RAG, SQuAD as RAG).
 
 A set is named on the command line as `KIND:PATH[:CATEGORY]`. RAG sets arrive rendered, one worker request per line
-(`{"id", "category", "prompt", "context", "stop"}`, written by `python -m api.rag_prompts`): the engine knows no
+(`{"id", "category", "prompt", "context", "stop"}`, written by `python -m research.rag_prompts`): the engine knows no
 prompt template. Spec-Bench prompts are a user turn in the model's chat template, if it has one.
 """
 
@@ -81,7 +81,7 @@ def load_rendered_requests(path: Path) -> list[BenchPrompt]:
         if not isinstance(prompt, str) or not _strings(stop) or not (context is None or _strings(context)):
             raise PromptSetError(
                 f'{path}:{line_number}: expected {{"prompt": str, "stop": [str, ...], "context": [str, ...] | null}}'
-                " (a rendered request of python -m api.rag_prompts)"
+                " (a rendered request of python -m research.rag_prompts)"
             )
         prompts.append(
             BenchPrompt(

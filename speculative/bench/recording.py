@@ -1,8 +1,5 @@
-"""What the engine's benchmarks (`speculative.bench`, `speculative.worker.bench`) record beside their figures.
-
-The other benchmarks cannot share this: `ingest` may not import `speculative.bench` and `api` nothing of
-`speculative` (.importlinter); `ingest.bench.common` keeps its own helpers, which `api.bench` could use.
-"""
+"""What the engine's benchmarks (`speculative.bench`, `speculative.worker.bench`) and the adapter's training
+record beside their figures: the command line that reproduces the run."""
 
 import shlex
 import sys

@@ -60,7 +60,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=Path,
         action="append",
         default=[],
-        help="rendered RAG requests of python -m api.rag_prompts (JSON lines; repeatable)",
+        help="rendered RAG requests of python -m research.rag_prompts (JSON lines; repeatable)",
     )
     extract.add_argument(
         "--held-out",

@@ -55,7 +55,7 @@ def read_squad_contexts(path: Path, limit: int | None = None) -> list[Document]:
 
 
 def read_rag_prompts(path: Path) -> list[RagPrompt]:
-    """Rendered worker requests `{"prompt": str, "stop": [str, ...], ...}` as `python -m api.rag_prompts` writes them
+    """Rendered worker requests `{"prompt": str, "stop": [str, ...], ...}` as `python -m research.rag_prompts` writes them
     (the product's template is the API's; the engine never renders prompts itself)."""
     prompts = []
     for number, record in enumerate(_json_lines(path), start=1):

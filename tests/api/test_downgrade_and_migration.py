@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import inspect, text
 
-from api import schema
+from api import database_schema
 from api.__main__ import main
 from api.services.sessions import aware
 from ingest import database
@@ -38,7 +38,7 @@ def test_downgrade_goes_ahead_on_yes_or_with_the_flag(
     assert main(["downgrade"]) == 0
     assert "users" not in inspect(get_engine(database_url)).get_table_names()
 
-    schema.migrate(database_url)
+    database_schema.migrate(database_url)
     assert main(["downgrade", "--yes"]) == 0
     assert "users" not in inspect(get_engine(database_url)).get_table_names()
 
@@ -48,7 +48,7 @@ def test_migration_0003_keeps_sessions_and_tokens_of_0002_and_forgets_worker_url
 ) -> None:
     url = empty_database_url
     ingest_schema.migrate(url)
-    database.upgrade(url, schema.MIGRATIONS, schema.VERSION_TABLE, "0002")
+    database.upgrade(url, database_schema.MIGRATIONS, database_schema.VERSION_TABLE, "0002")
     now = datetime.now(UTC)
     stats = {"worker": {"url": "http://worker:8001", "new_tokens": 7}, "retrieval": {"seconds": 0.1}}
     with get_engine(url).begin() as connection:
@@ -85,7 +85,7 @@ def test_migration_0003_keeps_sessions_and_tokens_of_0002_and_forgets_worker_url
             {"f": False, "s": json.dumps(stats), "t": now},
         )
 
-    schema.migrate(url)
+    database_schema.migrate(url)
 
     with get_engine(url).connect() as connection:
         last_seen = connection.execute(text("SELECT last_seen_at FROM sessions")).scalar_one()

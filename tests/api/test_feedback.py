@@ -1,5 +1,5 @@
 """Feedback round trip: a clinician judges the documents of an answer, an evaluator exports it two ways, and
-the evaluation-set export is read by `python -m api.evaluate`'s own parser."""
+the evaluation-set export is read by `python -m research.evaluate`'s own parser."""
 
 import csv
 import io

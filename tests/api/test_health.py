@@ -2,8 +2,6 @@
 no count or error class is shown); signed-in users see what the chat needs (database up, workers ready); admins
 also see the index's counts and the error classes. The API's own description (OpenAPI, Swagger) needs sign-in."""
 
-import socket
-
 import pytest
 from fastapi.testclient import TestClient
 
@@ -11,21 +9,15 @@ from api.app import create_app
 from api.models import Role
 from api.settings import ApiSettings
 from ingest.jobs import JobSummary
+from speculative.worker.process import free_port
 from tests.api.conftest import SignIn
 
 UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def two_silent_workers(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WORKER_URLS", f"http://127.0.0.1:{_free_port()},http://127.0.0.1:{_free_port()}")
+    monkeypatch.setenv("WORKER_URLS", f"http://127.0.0.1:{free_port()},http://127.0.0.1:{free_port()}")
 
 
 @pytest.mark.usefixtures("two_silent_workers")

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.bench.loopback import api_process, worker_process
 from modelstore.registry import ALL_MINILM_L6_V2
+from research.loopback import api_process, worker_process
 from tests.deploy.nginx_site import NginxSite
 from tests.deploy.servers import UPLOAD_LIMIT_MB, start_nginx
 

@@ -8,17 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from speculative.worker.process import free_port
 from tests.deploy.nginx_site import NginxSite, nginx_arguments, write_config
 
 UPLOAD_LIMIT_MB = 1
 START_TIMEOUT = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def wait_until_listening(port: int, process: subprocess.Popen[bytes], log: Path) -> None:

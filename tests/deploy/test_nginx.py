@@ -13,10 +13,11 @@ import httpx
 import pytest
 from dotenv import dotenv_values
 
+from speculative.worker.process import free_port
 from tests.deploy.conftest import CLINICIAN, PASSWORD
 from tests.deploy.dns import loopback_dns
 from tests.deploy.nginx_site import NginxSite, nginx_arguments, template_placeholders, write_config
-from tests.deploy.servers import UPLOAD_LIMIT_MB, free_port, start_nginx
+from tests.deploy.servers import UPLOAD_LIMIT_MB, start_nginx
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NGINX_DOCKERFILE = REPO_ROOT / "nginx" / "Dockerfile"

@@ -24,18 +24,19 @@ import pytest
 from httpx_sse import connect_sse
 from sqlalchemy.orm import Session
 
-from api import schema
-from api.bench.loopback import running_api
+from api import database_schema
 from api.models import Message, MessageState
 from ingest.database import get_engine
 from modelstore.registry import ALL_MINILM_L6_V2
+from research.loopback import running_api
+from speculative.worker.process import free_port
 from tests.api.chat.conftest import clinician_token
 from tests.api.chat.servers import RecordingRelay
 from tests.api.conftest import PASSWORD
 from tests.conftest import REPO_ROOT, fresh_postgres_database
 from tests.deploy.dns import loopback_dns
 from tests.deploy.nginx_site import NginxSite
-from tests.deploy.servers import free_port, start_nginx
+from tests.deploy.servers import start_nginx
 
 # A stream that is never stopped would hang (its keep-alive pings beat the read timeout): fail it instead. The
 # processes' start (the module's fixture) is not counted.
@@ -106,7 +107,7 @@ def deployment(
             "REPORT_DIR": str(folder / "reports"),
         }
         _ingest_a_sample(settings)
-        schema.migrate(database_url)
+        database_schema.migrate(database_url)
         api_settings = {
             **settings,
             "WORKER_URLS": relay.url,

@@ -19,7 +19,7 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from api.bench.loopback import REPO_ROOT, api_process, worker_process
+from research.loopback import REPO_ROOT, api_process, worker_process
 
 FRONTEND = REPO_ROOT / "frontend"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

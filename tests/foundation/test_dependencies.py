@@ -1,5 +1,5 @@
 """The dependency lists say what the code uses: every third-party import is declared (runtime for the four
-packages, dev for tests, samples and the benchmarks in `*/bench/`), nothing unused is declared, and exact versions live in one place,
+packages, dev for tests, samples, `research/` and the benchmarks in `*/bench/`), nothing unused is declared, and exact versions live in one place,
 `constraints.txt`, which the Makefile's install and the Dockerfile use."""
 
 import ast
@@ -11,7 +11,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("api", "ingest", "modelstore", "speculative")
-DEV_CODE = ("tests", "samples")
+DEV_CODE = ("tests", "samples", "research")
 BENCH = "bench"
 # Declared but never imported by name: used through another library, or a command-line tool.
 USED_INDIRECTLY = {

@@ -4,7 +4,7 @@ from typing import Any
 
 from sqlalchemy import inspect
 
-from api import schema
+from api import database_schema
 from ingest.database import get_engine
 
 
@@ -13,29 +13,29 @@ def _tables(url: str) -> set[str]:
 
 
 def test_migrations_create_every_table_of_both_packages(empty_database_url: str) -> None:
-    schema.migrate(empty_database_url)
+    database_schema.migrate(empty_database_url)
 
     tables = _tables(empty_database_url)
     assert {"users", "alembic_version_api", "alembic_version_ingest"} <= tables
 
 
 def test_migrating_twice_changes_nothing(empty_database_url: str) -> None:
-    schema.migrate(empty_database_url)
+    database_schema.migrate(empty_database_url)
     before = _tables(empty_database_url)
 
-    schema.migrate(empty_database_url)
+    database_schema.migrate(empty_database_url)
 
     assert _tables(empty_database_url) == before
 
 
 def test_downgrade_removes_every_table_and_upgrade_restores_them(empty_database_url: str) -> None:
-    schema.migrate(empty_database_url)
+    database_schema.migrate(empty_database_url)
     created = _tables(empty_database_url)
 
-    schema.downgrade(empty_database_url)
+    database_schema.downgrade(empty_database_url)
     assert _tables(empty_database_url) <= {"alembic_version_api", "alembic_version_ingest"}
 
-    schema.migrate(empty_database_url)
+    database_schema.migrate(empty_database_url)
     assert _tables(empty_database_url) == created
 
 

@@ -12,7 +12,7 @@ from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
 from docx.oxml.ns import qn
 from PIL import Image
 
-from ingest.bench.conversion import scan_of
+from research.ingest_bench.conversion import scan_of
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
 TABLE = [

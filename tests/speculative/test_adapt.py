@@ -11,10 +11,11 @@ import torch
 from peft import PeftModel
 from transformers import PreTrainedTokenizerBase
 
+from modelstore.checksums import file_sha256
 from modelstore.provision import provision
 from modelstore.registry import REGISTRY
 from modelstore.trained import HERE, TRAINED_ADAPTERS
-from speculative.adapt.artifact import AdapterError, save_adapter, sha256_file, verified_training
+from speculative.adapt.artifact import AdapterError, save_adapter, verified_training
 from speculative.adapt.cli import main as adapt_main
 from speculative.adapt.examples import ExampleError, TokenizedExample, read_examples, tokenize
 from speculative.adapt.merge import adapter_folder, exit_unless_adapter_fits, merge_adapter
@@ -223,7 +224,7 @@ def test_the_command_writes_a_checked_adapter_with_its_training_record(
     assert training["data"]["train_examples"] == 4 and training["data"]["val_examples"] == 2
     assert [entry["step"] for entry in training["history"]] == [0, 2, 4, 6, 8]
     assert all("val_loss" in entry and "train_loss" in entry for entry in training["history"][1:])
-    assert training["data"]["sha256"] == sha256_file(trained_adapter.parent / "data.jsonl")
+    assert training["data"]["sha256"] == file_sha256(trained_adapter.parent / "data.jsonl")
 
 
 def test_the_merged_model_computes_what_the_adapter_does(trained_adapter: Path, tiny_base: Path) -> None:

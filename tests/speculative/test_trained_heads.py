@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from modelstore.checksums import SUMS_NAME, file_sha256, read_sums
 from modelstore.errors import ModelProvisioningError
 from modelstore.provision import Status, model_status, provision
 from modelstore.registry import REGISTRY
-from modelstore.trained import HERE, SUMS_NAME, TRAINED_HEADS, install_trained_head, read_sums, sha256
+from modelstore.trained import HERE, TRAINED_HEADS, install_trained_head
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import load_head
 from speculative.engine.generator import SpeculativeGenerator
@@ -34,7 +35,7 @@ def test_a_committed_head_is_small_and_matches_its_checksums(name: str) -> None:
     sums = read_sums(folder / SUMS_NAME)
 
     assert set(sums) == {"config.json", "model.safetensors", "training.json"}
-    assert all(sha256(folder / file) == digest for file, digest in sums.items())
+    assert all(file_sha256(folder / file) == digest for file, digest in sums.items())
     assert (folder / "model.safetensors").stat().st_size < MAX_FILE_BYTES
 
 
@@ -57,7 +58,7 @@ def test_a_retrained_committed_head_replaces_the_one_in_the_cache(
     assert provision([REGISTRY[name]], cache)[0].converted
     retrained = copy / TRAINED_HEADS[name]
     (retrained / "training.json").write_text('{"retrained": true}', encoding="utf-8")
-    sums = read_sums(retrained / SUMS_NAME) | {"training.json": sha256(retrained / "training.json")}
+    sums = read_sums(retrained / SUMS_NAME) | {"training.json": file_sha256(retrained / "training.json")}
     (retrained / SUMS_NAME).write_text("".join(f"{d}  {f}\n" for f, d in sums.items()), encoding="utf-8")
 
     assert model_status(REGISTRY[name], cache) is Status.OUTDATED

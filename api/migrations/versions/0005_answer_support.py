@@ -1,4 +1,4 @@
-"""messages keep the quote and the generated sentences' support (issue 21)
+"""messages keep the quote and the generated sentences' support
 
 Revision ID: 0005
 Revises: 0004

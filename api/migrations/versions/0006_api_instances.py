@@ -1,5 +1,5 @@
 """API instances with their heartbeat, and per message its instance and a stop request, so several API processes
-behind one proxy behave as one (issue 25)
+behind one proxy behave as one
 
 Revision ID: 0006
 Revises: 0005

@@ -14,7 +14,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.app import create_app
-from api.bench.loopback import worker_process
 from api.chat.runtime import ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.models import Conversation, Message, Role
@@ -28,6 +27,7 @@ from ingest.pipeline import chunk_records, parse_pdf
 from ingest.retrieval import Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
+from research.loopback import worker_process
 from tests.api.chat.servers import RecordingRelay, api_server
 from tests.api.conftest import PASSWORD
 from tests.conftest import REPO_ROOT

@@ -3,7 +3,8 @@ on them."""
 
 import pytest
 
-from api.chat.abstention import AbstentionRule, Confidence, content_words, coverage
+from api.chat.abstention import AbstentionRule, Confidence, coverage
+from api.dutch import content_words
 from ingest.search.types import LegScores
 
 

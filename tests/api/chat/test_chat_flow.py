@@ -5,7 +5,6 @@ import time
 
 from httpx_sse import connect_sse
 
-from api.bench.loopback import free_port
 from api.chat.abstention import NOT_FOUND_MESSAGE
 from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
@@ -13,6 +12,7 @@ from api.models import Message, MessageState
 from api.settings import ApiSettings
 from ingest.retrieval import Retrieval
 from ingest.search.types import SearchFilter
+from speculative.worker.process import free_port
 from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.servers import RecordingRelay
 

@@ -12,13 +12,13 @@ import pytest
 from httpx_sse import connect_sse
 from sqlalchemy.orm import Session
 
-from api.bench.loopback import worker_process
 from api.chat.runtime import ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.models import MessageState
 from api.services import users
 from api.settings import ApiSettings
 from ingest.database import get_engine
+from research.loopback import worker_process
 from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.servers import RecordingRelay
 from tests.api.chat.test_chat_flow import ANSWERABLE

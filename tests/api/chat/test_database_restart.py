@@ -11,7 +11,7 @@ import httpx
 import pytest
 from httpx_sse import ServerSentEvent, connect_sse
 
-from api import schema
+from api import database_schema
 from api.chat.answering import NOT_SAVED_MESSAGE
 from api.chat.runtime import ChatRuntime
 from api.chat.settings import ChatSettings
@@ -37,7 +37,7 @@ def server() -> Iterator[ThrowawayPostgres]:
 
 @pytest.fixture
 def database_url(server: ThrowawayPostgres) -> str:
-    schema.migrate(server.url)
+    database_schema.migrate(server.url)
     return server.url
 
 

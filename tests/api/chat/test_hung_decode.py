@@ -13,12 +13,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.bench.loopback import REPO_ROOT, TINY_GENERATOR, free_port
 from api.chat.answering import WORKER_TIMEOUT_MESSAGE
 from api.chat.settings import ChatSettings
 from api.chat.workers import NO_WORKER_MESSAGE
 from api.models import MessageState
 from api.settings import ApiSettings
+from research.loopback import REPO_ROOT, TINY_GENERATOR
+from speculative.worker.process import free_port
 from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.test_chat_flow import ANSWERABLE
 

@@ -1,3 +1,0 @@
-"""The abstention study: which retrieval signals and thresholds tell an answerable question from one whose
-documents are not indexed (`python -m api.evaluation.abstention.study`); the chat applies the rule it chose
-(`api.chat.abstention`)."""
