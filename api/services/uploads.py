@@ -126,12 +126,19 @@ def store_uploads(
     if refused:
         _remove([file.temporary for file in checked])
         raise _refusal(refused, [file.given for file in checked])
-    places = [(replace, None)] if replace is not None else _places(database_url, folder.resolve(), checked)
-    stored = []
-    for file, (source, note) in zip(checked, places, strict=True):
-        copy = copies / f"{uuid.uuid4().hex}{file.kind.suffix}"
-        os.replace(file.temporary, copy)
-        stored.append(Version(source=source, stored=copy.resolve(), name=file.given, note=note))
+    stored: list[Version] = []
+    try:
+        places = (
+            [(replace, None)] if replace is not None else _places(database_url, folder.resolve(), checked)
+        )
+        for file, (source, note) in zip(checked, places, strict=True):
+            copy = copies / f"{uuid.uuid4().hex}{file.kind.suffix}"
+            os.replace(file.temporary, copy)
+            stored.append(Version(source=source, stored=copy.resolve(), name=file.given, note=note))
+    except BaseException:  # the database could not say where they go: nothing stays behind
+        _remove([file.temporary for file in checked])
+        remove_copies(stored)
+        raise
     return stored
 
 
