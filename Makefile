@@ -86,8 +86,10 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# Parallel test processes (pytest-xdist), each test file in one of them: its fixtures and model loads stay together.
+PYTEST_WORKERS ?= 2
 pytest: venv
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 format: venv
 	$(BIN)/ruff check --fix .

@@ -19,7 +19,7 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from research.loopback import REPO_ROOT, api_process, worker_process
+from research.loopback import REPO_ROOT, api_process, report_runner_process, worker_process
 
 FRONTEND = REPO_ROOT / "frontend"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -78,8 +78,8 @@ def _run(arguments: list[str], environment: dict[str, str], stdin: str | None = 
 
 @pytest.fixture
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The embedded mode: SQLite, the embedded index holding the samples, the built front-end, one worker; a fresh
-    one per walk, so no walk reads another's conversations, uploads or reports."""
+    """The embedded mode: SQLite, the embedded index holding the samples, the built front-end, one worker, the report
+    runner; a fresh one per walk, so no walk reads another's conversations, uploads or reports."""
     _require_built_frontend()
     data = tmp_path_factory.mktemp("e2e")
     settings = {
@@ -100,6 +100,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with (
         worker_process(data / "worker.log") as worker,
         api_process(data / "api.log", WORKER_URLS=worker, **settings) as api,
+        report_runner_process(data / "reports.log", **settings),
     ):
         yield api
 

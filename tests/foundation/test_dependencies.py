@@ -20,6 +20,7 @@ USED_INDIRECTLY = {
     "psycopg": "SQLAlchemy's PostgreSQL driver (postgresql+psycopg://)",
     "uvicorn": "serves the API and the worker",
     "pytest-timeout": "a pytest plugin",
+    "pytest-xdist": "a pytest plugin (make test runs the suite in two processes)",
     "ruff": "a command-line tool",
     "mypy": "a command-line tool",
     "import-linter": "a command-line tool",
