@@ -80,7 +80,7 @@ try {
   });
 
   await step(page, "answer-streams", async () => {
-    const texts = await ask(page, "Hoe lang moet ik mijn handen wrijven met handalcohol?");
+    const texts = await ask(page, "Hoe lang mag een stuwband maximaal blijven zitten?");
     check(texts.length > 1, `the answer was painted more than once while it streamed (seen ${texts.length})`);
     await page.getByRole("button", { name: "Document bekijken" }).first().waitFor();
     const violations = await seriousA11yViolations(page);
@@ -115,7 +115,7 @@ try {
   });
 
   await step(page, "generation-stopped", async () => {
-    await page.getByRole("textbox", { name: "Jouw vraag" }).fill("Beschrijf uitgebreid alle stappen van een bloedafname met een stuwband.");
+    await page.getByRole("textbox", { name: "Jouw vraag" }).fill("Hoe lang mag een stuwband maximaal blijven zitten?");
     await page.getByRole("button", { name: "Vraag stellen" }).click();
     await page.locator("article.message").last().locator(".answer").waitFor();
     await page.getByRole("button", { name: "Stop" }).click();
