@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,13 +16,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from api.chat.instances import THIS_INSTANCE, alive
-from api.models import ApiInstance, EvaluationReport, ProcessRole, ReportStatus, Role
+from api.chat.instances import THIS_INSTANCE
+from api.models import ApiInstance, EvaluationReport, ReportStatus, Role
 from api.services.evaluation import RUNNER_GONE
 from api.settings import ApiSettings
 from ingest.database import get_engine
 from ingest.jobs import JobSummary
 from ingest.settings import IngestSettings
+from research.loopback import report_runner_process
 from tests.api.conftest import REPO_ROOT, SignIn, finished_report, idle_report_runner
 
 QUESTIONS = REPO_ROOT / "samples" / "questions.csv"
@@ -48,61 +48,24 @@ def _this_host(pid: int) -> str:
     return f"{socket.gethostname()}:{pid}"
 
 
-def _runner_alive(database_url: str, pid: int) -> bool:
-    with Session(get_engine(database_url)) as db:
-        return (
-            db.scalars(
-                select(ApiInstance.id).where(
-                    ApiInstance.role == ProcessRole.reports,
-                    ApiInstance.process == _this_host(pid),
-                    alive(STALE_SECONDS),
-                )
-            ).first()
-            is not None
-        )
-
-
 @contextmanager
 def runner_process(
     api_settings: ApiSettings, ingest_settings: IngestSettings, folder: Path
 ) -> Iterator[subprocess.Popen[bytes]]:
     """`python -m api reports` over the test's database, index and report folder, once it is registered."""
-    environment = {
-        **{name: value for name, value in os.environ.items() if name not in ("WEAVIATE_URL", "WORKER_URLS")},
-        "PYTHONPATH": str(REPO_ROOT),
-        "DATABASE_URL": api_settings.database_url,
-        "REPORT_DIR": str(api_settings.report_dir),
-        "INSTANCE_HEARTBEAT_SECONDS": str(HEARTBEAT_SECONDS),
-        "INSTANCE_STALE_SECONDS": str(STALE_SECONDS),
-        "INDEX_DIR": str(ingest_settings.index_dir),
-        "CONVERTED_DIR": str(ingest_settings.converted_dir),
-        "EMBEDDING_MODEL": ingest_settings.embedding_model,
-        "MODEL_CACHE": str(ingest_settings.model_cache),
-        "HF_HUB_OFFLINE": "1",
-    }
-    log = folder / "report-runner.log"
-    with log.open("wb") as output:
-        runner = subprocess.Popen(
-            [sys.executable, "-m", "api", "reports"],
-            cwd=folder,
-            env=environment,
-            stdout=output,
-            stderr=output,
-        )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_SECONDS
-        while not _runner_alive(api_settings.database_url, runner.pid):
-            assert runner.poll() is None, log.read_text(errors="replace")
-            assert time.monotonic() < deadline, log.read_text(errors="replace")
-            time.sleep(0.2)
+    with report_runner_process(
+        folder / "report-runner.log",
+        DATABASE_URL=api_settings.database_url,
+        REPORT_DIR=str(api_settings.report_dir),
+        INSTANCE_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
+        INSTANCE_STALE_SECONDS=str(STALE_SECONDS),
+        INDEX_DIR=str(ingest_settings.index_dir),
+        CONVERTED_DIR=str(ingest_settings.converted_dir),
+        EMBEDDING_MODEL=ingest_settings.embedding_model,
+        MODEL_CACHE=str(ingest_settings.model_cache),
+        HF_HUB_OFFLINE="1",
+    ) as runner:
         yield runner
-    finally:
-        runner.terminate()
-        try:
-            runner.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            runner.kill()
-            runner.wait()
 
 
 def _process_of(database_url: str, instance_id: str | None) -> str | None:
