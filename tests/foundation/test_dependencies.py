@@ -12,6 +12,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("api", "ingest", "modelstore", "speculative")
 DEV_CODE = ("tests", "samples", "research")
+# Our own top-level packages (pyproject.toml installs `research` too): never a third-party import.
+FIRST_PARTY = {*PACKAGES, "research"}
 BENCH = "bench"
 # Declared but never imported by name: used through another library, or a command-line tool.
 USED_INDIRECTLY = {
@@ -69,7 +71,7 @@ def _imported_distributions(files: list[Path]) -> set[str]:
     by_module = importlib.metadata.packages_distributions()
     distributions = {
         distribution.lower().replace("_", "-")
-        for module in modules - set(sys.stdlib_module_names) - set(PACKAGES)
+        for module in modules - set(sys.stdlib_module_names) - FIRST_PARTY
         for distribution in by_module.get(module, [])
     }
     return distributions - _model_packages()
