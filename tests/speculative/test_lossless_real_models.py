@@ -22,6 +22,7 @@ import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from speculative.bench.random_head import write_random_head
+from speculative.budget.cost_model import CostModel, measure, model_identity
 from speculative.engine.loading import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason
@@ -35,6 +36,9 @@ PROMPTS = json.loads((Path(__file__).parent / "data" / "rag_prompts.json").read_
 MAX_NEW_TOKENS = 40
 METHODS = ["vanilla", "casd", "casd_prompt", "casd+casd_prompt"]
 GEMMA_SLIDING_WINDOW = 512
+# The adaptive policy's cost model, measured at a few tree sizes (the worker measures all 64): the budget it sets
+# changes which drafts are verified, never the answer.
+COST_MODEL_ROWS = (1, 4, 16, 64)
 
 
 class RealModels:
@@ -43,6 +47,7 @@ class RealModels:
     def __init__(self) -> None:
         self._models: dict[str, tuple[TargetModel, PreTrainedTokenizerBase]] = {}
         self._references: dict[tuple[str, str], tuple[int, ...]] = {}
+        self._cost_models: dict[str, CostModel] = {}
 
     def loaded(self, name: str) -> tuple[TargetModel, PreTrainedTokenizerBase]:
         if name not in self._models:
@@ -52,6 +57,15 @@ class RealModels:
                 AutoTokenizer.from_pretrained(folder),
             )
         return self._models[name]
+
+    def cost_model(self, name: str) -> CostModel:
+        if name not in self._cost_models:
+            target, _ = self.loaded(name)
+            identity = model_identity(target, name, "sdpa")
+            self._cost_models[name] = measure(
+                target, identity, COST_MODEL_ROWS, prefill_tokens=128, repeats=1
+            )
+        return self._cost_models[name]
 
     def reference(self, name: str, prompt: str) -> tuple[int, ...]:
         if (name, prompt) not in self._references:
@@ -81,7 +95,8 @@ def test_every_method_and_tree_policy_equals_greedy_generate_on_real_weights(
 ) -> None:
     target, tokenizer = real.loaded(model)
     settings = SpeculativeSettings(_env_file=None, tree_policy=policy)  # type: ignore[call-arg]
-    generator = build_generator(settings, target, tokenizer, method)
+    cost_model = real.cost_model(model) if policy == "adaptive" else None
+    generator = build_generator(settings, target, tokenizer, method, cost_model)
     prompt_ids = tokenizer(PROMPTS[prompt]).input_ids
 
     result = generator.generate(GenerationRequest(prompt_ids, MAX_NEW_TOKENS)).run()
@@ -108,7 +123,8 @@ def test_eagle2_methods_equal_greedy_generate_on_gemma3_past_the_sliding_window(
 ) -> None:
     target, tokenizer = real.loaded(GEMMA3)
     settings = SpeculativeSettings(_env_file=None, eagle_head=str(gemma_random_head), tree_policy=policy)  # type: ignore[call-arg]
-    generator = build_generator(settings, target, tokenizer, method)
+    cost_model = real.cost_model(GEMMA3) if policy == "adaptive" else None
+    generator = build_generator(settings, target, tokenizer, method, cost_model)
     prompt_ids = tokenizer(PROMPTS[prompt]).input_ids
 
     result = generator.generate(GenerationRequest(prompt_ids, MAX_NEW_TOKENS)).run()
