@@ -76,20 +76,20 @@ def _run(arguments: list[str], environment: dict[str, str], stdin: str | None = 
     assert result.returncode == 0, f"{arguments}: {result.stdout[-2000:]}{result.stderr[-2000:]}"
 
 
-@pytest.fixture
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The embedded mode: SQLite, the embedded index holding the samples, the built front-end, one worker, the report
-    runner; a fresh one per walk, so no walk reads another's conversations, uploads or reports."""
+@pytest.fixture(scope="module")
+def e2e_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One worker with the tiny model for every walk: it keeps no state between answers."""
+    with worker_process(tmp_path_factory.mktemp("e2e-worker") / "worker.log") as worker:
+        yield worker
+
+
+@pytest.fixture(scope="module")
+def sample_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded mode's data as a walk starts it: the schema, the sample procedures indexed, the walker's account
+    (every role); each walk gets its own copy."""
     _require_built_frontend()
-    data = tmp_path_factory.mktemp("e2e")
-    settings = {
-        "DATABASE_URL": f"sqlite:///{data / 'vraagbaak.db'}",
-        "INDEX_DIR": str(data / "index"),
-        "UPLOAD_DIR": str(data / "uploads"),
-        "REPORT_DIR": str(data / "reports"),
-        "EMBEDDING_MODEL": FAST_EMBEDDER,
-        "FRONTEND_DIR": str(FRONTEND / "dist"),
-    }
+    data = tmp_path_factory.mktemp("e2e-samples")
+    settings = _data_settings(data)
     _run(["-m", "api", "migrate"], settings)
     _run(["-m", "ingest", "run", "samples/documents"], settings)
     _run(
@@ -97,9 +97,30 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         settings,
         f"{PASSWORD}\n",
     )
+    return data
+
+
+def _data_settings(data: Path) -> dict[str, str]:
+    return {
+        "DATABASE_URL": f"sqlite:///{data / 'vraagbaak.db'}",
+        "INDEX_DIR": str(data / "index"),
+        "UPLOAD_DIR": str(data / "uploads"),
+        "REPORT_DIR": str(data / "reports"),
+        "EMBEDDING_MODEL": FAST_EMBEDDER,
+        "FRONTEND_DIR": str(FRONTEND / "dist"),
+    }
+
+
+@pytest.fixture
+def app_url(e2e_worker: str, sample_data: Path, tmp_path: Path) -> Iterator[str]:
+    """The embedded mode: SQLite, the embedded index holding the samples, the built front-end, the worker, the report
+    runner; the database, index and uploads fresh per walk, so no walk reads another's conversations, uploads or
+    reports."""
+    data = tmp_path / "app"
+    shutil.copytree(sample_data, data)
+    settings = _data_settings(data)
     with (
-        worker_process(data / "worker.log") as worker,
-        api_process(data / "api.log", WORKER_URLS=worker, **settings) as api,
+        api_process(data / "api.log", WORKER_URLS=e2e_worker, **settings) as api,
         report_runner_process(data / "reports.log", **settings),
     ):
         yield api
@@ -246,14 +267,7 @@ def across_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def loading_app_url(tmp_path_factory: pytest.TempPathFactory, across_pdf: Path) -> Iterator[str]:
     """A second API right after a restart: its only worker still loads; the 2-page PDF is its index."""
     data = tmp_path_factory.mktemp("e2e-loading")
-    settings = {
-        "DATABASE_URL": f"sqlite:///{data / 'vraagbaak.db'}",
-        "INDEX_DIR": str(data / "index"),
-        "UPLOAD_DIR": str(data / "uploads"),
-        "REPORT_DIR": str(data / "reports"),
-        "EMBEDDING_MODEL": FAST_EMBEDDER,
-        "FRONTEND_DIR": str(FRONTEND / "dist"),
-    }
+    settings = _data_settings(data)
     _run(["-m", "api", "migrate"], settings)
     _run(["-m", "ingest", "run", str(across_pdf.parent)], settings)
     _run(["-m", "api", "users", "add", USER, "--role", "clinician"], settings, f"{PASSWORD}\n")
