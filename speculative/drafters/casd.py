@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from speculative.drafters.base import DraftContext, Drafter
 from speculative.drafters.context_index import Match, NgramIndex, TieBreak
+from speculative.engine.drafter import DraftContext, Drafter
 from speculative.engine.tree import DraftTree
 
 Scope = Literal["context", "prompt"]

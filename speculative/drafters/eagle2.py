@@ -20,12 +20,12 @@ from functools import partial
 
 import torch
 
-from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.drafters.registry import register_method
 from speculative.eagle.checkpoint import HeadLoadError, load_head
 from speculative.eagle.dynamic_tree import ROOT_PARENT, CandidateLevel, DynamicTreeConfig, select_nodes
 from speculative.eagle.head import EagleHead
 from speculative.engine.attention_mask import additive_mask
+from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import ROOT, DraftTree

@@ -9,10 +9,10 @@ Later drafters register themselves with `register_method`.
 from collections.abc import Callable
 from functools import partial
 
-from speculative.drafters.base import Drafter, DrafterFactory
 from speculative.drafters.casd import CasdConfig, CasdDrafter
 from speculative.drafters.merged import MergedDrafter
 from speculative.drafters.vanilla import VanillaDrafter
+from speculative.engine.drafter import Drafter, DrafterFactory
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 

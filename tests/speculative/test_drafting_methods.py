@@ -6,11 +6,11 @@ from dataclasses import replace
 import pytest
 import torch
 
-from speculative.drafters.base import DraftContext, Drafter
 from speculative.drafters.casd import CasdConfig, CasdDrafter
 from speculative.drafters.merged import MergedDrafter
 from speculative.drafters.registry import UnknownMethodError, drafter_factory, register_method
 from speculative.drafters.vanilla import VanillaDrafter
+from speculative.engine.drafter import DraftContext, Drafter
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
 from speculative.engine.verify import VerificationResult, verify_greedy
