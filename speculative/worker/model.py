@@ -15,9 +15,9 @@ from transformers import PreTrainedTokenizerBase
 
 from speculative.budget.cost_model import CostMeasurement, CostModel, load_cached, store
 from speculative.budget.prior import CostModelSlot
+from speculative.build import build_generator, cost_model_identity, load_target
 from speculative.drafters.registry import available_methods
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import build_generator, cost_model_identity, load_target
 from speculative.engine.request import GenerationRequest, validate_request
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings

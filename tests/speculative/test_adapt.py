@@ -20,7 +20,7 @@ from speculative.adapt.cli import main as adapt_main
 from speculative.adapt.examples import ExampleError, TokenizedExample, read_examples, tokenize
 from speculative.adapt.merge import adapter_folder, exit_unless_adapter_fits, merge_adapter
 from speculative.adapt.train import AdapterTrainer, Hyperparameters, add_lora, target_loss
-from speculative.engine.loading import build_generator, load_target
+from speculative.build import build_generator, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings

@@ -16,7 +16,7 @@ import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from speculative.bench.random_head import write_random_head
-from speculative.engine.loading import build_generator
+from speculative.build import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason
 from speculative.engine.target import TargetModel

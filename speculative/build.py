@@ -1,4 +1,8 @@
-"""Build a ready generator from the settings: the one entry point for the worker and the benchmark."""
+"""The engine's assembly: settings → target model (with its adapter) → drafters → tree budgets → generator.
+
+The one place that joins the packages below it (`engine`, `drafters`, `budget`, `adapt`); the worker, the benchmark
+and the training tools build their generators here.
+"""
 
 from functools import partial
 from pathlib import Path
