@@ -20,7 +20,6 @@ from functools import partial
 
 import torch
 
-from speculative.drafters.registry import register_method
 from speculative.eagle.checkpoint import HeadLoadError, load_head
 from speculative.eagle.dynamic_tree import ROOT_PARENT, CandidateLevel, DynamicTreeConfig, select_nodes
 from speculative.eagle.head import EagleHead
@@ -191,6 +190,3 @@ def build_eagle2(settings: SpeculativeSettings, target: TargetModel) -> DrafterF
             f"the head drafts from {len(draft_ids)} tokens, fewer than eagle_top_k={config.top_k} children per node"
         )
     return partial(Eagle2Drafter, head, SharedWeights.of(target, draft_ids), config)
-
-
-register_method("eagle2", build_eagle2)
