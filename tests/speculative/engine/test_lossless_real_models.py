@@ -25,7 +25,7 @@ from tests.speculative.conftest import GEMMA3, SMOLLM2, cached_model, greedy_ref
 
 pytestmark = pytest.mark.slow
 
-PROMPTS = json.loads((Path(__file__).parent / "data" / "rag_prompts.json").read_text(encoding="utf-8"))
+PROMPTS = json.loads((Path(__file__).parents[1] / "data" / "rag_prompts.json").read_text(encoding="utf-8"))
 MAX_NEW_TOKENS = 40
 METHODS = ["vanilla", "casd", "casd_prompt", "casd+casd_prompt"]
 GEMMA_SLIDING_WINDOW = 512
