@@ -26,9 +26,14 @@ POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgre
 
 @pytest.fixture(autouse=True, scope="session")
 def _cost_models_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The verification cost models the adaptive tree budget measures are cached for the session, not in the
-    checkout (worker processes started by tests inherit the variable)."""
-    os.environ["COST_MODEL_DIR"] = str(tmp_path_factory.mktemp("cost-models"))
+    """The verification cost models the adaptive tree budget measures are cached for the run, not in the checkout:
+    in one folder for all of pytest-xdist's processes, so each model is measured once (its file is written
+    atomically), and worker processes started by tests inherit the variable."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "cost-models"
+    folder.mkdir(exist_ok=True)
+    os.environ["COST_MODEL_DIR"] = str(folder)
 
 
 def _admin_conninfo() -> str:

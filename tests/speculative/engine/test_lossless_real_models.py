@@ -7,6 +7,12 @@ sliding window leave the answer unchanged.
 The prompts are Dutch RAG prompts in the product's template. The long one exceeds Gemma's 512-token sliding
 window before generation starts; with the crossing one the answer itself crosses position 512, so both the
 prefill and the tree masks must apply the window per layer type.
+
+Every method runs on every Gemma prompt with the fixed tree (whose drafts are verified, so the masks are used);
+SmolLM2 (no sliding window) runs the long prompt; the adaptive policy runs one method per model and prompt kind.
+That the answer does not depend on the tree's budget is specified on the tiny models
+(`test_lossless_tiny_models.py`), and the benchmark (`python -m speculative.bench`) checks exact match against
+`generate()` on whole prompt sets.
 """
 
 import json
@@ -16,6 +22,7 @@ import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from speculative.bench.random_head import write_random_head
+from speculative.budget.cost_model import CostModel, measure, model_identity
 from speculative.build import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason
@@ -29,6 +36,9 @@ PROMPTS = json.loads((Path(__file__).parents[1] / "data" / "rag_prompts.json").r
 MAX_NEW_TOKENS = 40
 METHODS = ["vanilla", "casd", "casd_prompt", "casd+casd_prompt"]
 GEMMA_SLIDING_WINDOW = 512
+# The adaptive policy's cost model, measured at a few tree sizes (the worker measures all 64): the budget it sets
+# changes which drafts are verified, never the answer.
+COST_MODEL_ROWS = (1, 4, 16, 64)
 
 
 class RealModels:
@@ -37,6 +47,7 @@ class RealModels:
     def __init__(self) -> None:
         self._models: dict[str, tuple[TargetModel, PreTrainedTokenizerBase]] = {}
         self._references: dict[tuple[str, str], tuple[int, ...]] = {}
+        self._cost_models: dict[str, CostModel] = {}
 
     def loaded(self, name: str) -> tuple[TargetModel, PreTrainedTokenizerBase]:
         if name not in self._models:
@@ -46,6 +57,15 @@ class RealModels:
                 AutoTokenizer.from_pretrained(folder),
             )
         return self._models[name]
+
+    def cost_model(self, name: str) -> CostModel:
+        if name not in self._cost_models:
+            target, _ = self.loaded(name)
+            identity = model_identity(target, name, "sdpa")
+            self._cost_models[name] = measure(
+                target, identity, COST_MODEL_ROWS, prefill_tokens=128, repeats=1
+            )
+        return self._cost_models[name]
 
     def reference(self, name: str, prompt: str) -> tuple[int, ...]:
         if (name, prompt) not in self._references:
@@ -60,16 +80,23 @@ def real() -> RealModels:
     return RealModels()
 
 
-@pytest.mark.parametrize("policy", ["adaptive", "fixed"])
-@pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("prompt", ["long", "crossing"])
-@pytest.mark.parametrize("model", [SMOLLM2, GEMMA3], ids=["smollm2", "gemma3"])
+CASES = [
+    *(pytest.param(GEMMA3, prompt, method, "fixed", id=f"gemma3-{prompt}-{method}-fixed")
+      for prompt in ("long", "crossing") for method in METHODS),
+    *(pytest.param(SMOLLM2, "long", method, "fixed", id=f"smollm2-long-{method}-fixed") for method in METHODS),
+    pytest.param(GEMMA3, "crossing", "casd", "adaptive", id="gemma3-crossing-casd-adaptive"),
+    pytest.param(SMOLLM2, "long", "casd+casd_prompt", "adaptive", id="smollm2-long-casd+casd_prompt-adaptive"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("model", "prompt", "method", "policy"), CASES)
 def test_every_method_and_tree_policy_equals_greedy_generate_on_real_weights(
     real: RealModels, model: str, prompt: str, method: str, policy: TreePolicy
 ) -> None:
     target, tokenizer = real.loaded(model)
     settings = SpeculativeSettings(_env_file=None, tree_policy=policy)  # type: ignore[call-arg]
-    generator = build_generator(settings, target, tokenizer, method)
+    cost_model = real.cost_model(model) if policy == "adaptive" else None
+    generator = build_generator(settings, target, tokenizer, method, cost_model)
     prompt_ids = tokenizer(PROMPTS[prompt]).input_ids
 
     result = generator.generate(GenerationRequest(prompt_ids, MAX_NEW_TOKENS)).run()
@@ -83,15 +110,21 @@ def gemma_random_head(real: RealModels, tmp_path_factory: pytest.TempPathFactory
     return write_random_head(target.config, tmp_path_factory.mktemp("gemma-head"), seed=0)
 
 
-@pytest.mark.parametrize("policy", ["adaptive", "fixed"])
-@pytest.mark.parametrize("method", ["eagle2", "eagle2+casd"])
-@pytest.mark.parametrize("prompt", ["long", "crossing"])
+EAGLE_CASES = [
+    *(pytest.param(prompt, method, "fixed", id=f"{prompt}-{method}-fixed")
+      for prompt in ("long", "crossing") for method in ("eagle2", "eagle2+casd")),
+    pytest.param("long", "eagle2+casd", "adaptive", id="long-eagle2+casd-adaptive"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prompt", "method", "policy"), EAGLE_CASES)
 def test_eagle2_methods_equal_greedy_generate_on_gemma3_past_the_sliding_window(
     real: RealModels, gemma_random_head: Path, prompt: str, method: str, policy: TreePolicy
 ) -> None:
     target, tokenizer = real.loaded(GEMMA3)
     settings = SpeculativeSettings(_env_file=None, eagle_head=str(gemma_random_head), tree_policy=policy)  # type: ignore[call-arg]
-    generator = build_generator(settings, target, tokenizer, method)
+    cost_model = real.cost_model(GEMMA3) if policy == "adaptive" else None
+    generator = build_generator(settings, target, tokenizer, method, cost_model)
     prompt_ids = tokenizer(PROMPTS[prompt]).input_ids
 
     result = generator.generate(GenerationRequest(prompt_ids, MAX_NEW_TOKENS)).run()
