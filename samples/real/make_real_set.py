@@ -9,7 +9,9 @@ Reads (content is data; edit these, not this script):
 * ``readme-template.md``   ``README.md``, with the count tables filled in
 
 Writes ``dev.csv``, ``test.csv`` (the 11 text PDFs, split by document), ``converted.csv`` (documents that need OCR
-or conversion first), ``extra-long.csv`` (a 363-page document) in the evaluator's format
+or conversion first), ``extra-long.csv`` (a 363-page document), ``paraphrased-dev.csv`` and ``paraphrased-test.csv``
+(the paraphrased part: questions in the asker's own words about the dev and test documents, asked apart) in the
+evaluator's format
 (``id,question,relevant_documents,answer``, read by ``api.evaluation.queries.read_queries``) and ``README.md``.
 A question's id is ``<split>.<kind>.<lit|para>.<key>``: split, kind and wording can be read back from an answer
 report's id column.
@@ -50,6 +52,8 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "questions.yaml"
 TEMPLATE = HERE / "readme-template.md"
 OUTPUTS = {"dev": "dev.csv", "test": "test.csv", "converted": "converted.csv", "extra-long": "extra-long.csv"}
+# The paraphrased part, per split of its documents; its CSV ids start with the file's stem ("paraphrased-dev").
+PARAPHRASED_OUTPUTS = {"dev": "paraphrased-dev.csv", "test": "paraphrased-test.csv"}
 MAIN_SPLITS = ("dev", "test")
 KINDS = ("fact", "number", "list", "table", "steps", "yesno")
 HEADER = ("id", "question", "relevant_documents", "answer")
@@ -73,6 +77,7 @@ class QuestionData(Data):
     question: Text
     answer: Text  # the key phrase, verbatim from the document (white space aside)
     paraphrased: bool = False  # written without the answering passage's key words
+    part: Literal["main", "paraphrased"] = "main"  # paraphrased: asked apart, in paraphrased-<split>.csv
     note: str = ""  # what a full answer holds, where the key phrase is one item of it
 
     @model_validator(mode="after")
@@ -82,6 +87,12 @@ class QuestionData(Data):
                 f"{self.id}: write the key phrase as ingestion's NFKC-normalised text has it "
                 f"({unicodedata.normalize('NFKC', self.answer)!r}): the evaluator compares it with that text"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _paraphrased_part_is_paraphrased(self) -> QuestionData:
+        if self.part == "paraphrased" and not self.paraphrased:
+            raise ValueError(f"{self.id}: a question of the paraphrased part must be paraphrased: true")
         return self
 
 
@@ -97,6 +108,16 @@ class DocumentData(Data):
         first (the evaluator matches a file name with or without its extension)."""
         path = PurePath(self.file)
         return path.name if path.suffix == ".pdf" else path.stem
+
+    def in_part(self, part: str) -> list[QuestionData]:
+        """The document's questions of the main set or of the paraphrased part."""
+        return [question for question in self.questions if question.part == part]
+
+    @model_validator(mode="after")
+    def _paraphrased_part_only_for_dev_and_test(self) -> DocumentData:
+        if self.split not in MAIN_SPLITS and self.in_part("paraphrased"):
+            raise ValueError(f"{self.file}: the paraphrased part asks about dev and test documents only")
+        return self
 
 
 class UnanswerableData(Data):
@@ -149,7 +170,7 @@ def rows(question_set: SetFile, split: str) -> list[Row]:
         Row(row_id(split, q.kind, q.paraphrased, q.id), q.question, document.reference, q.answer)
         for document in question_set.documents
         if document.split == split
-        for q in document.questions
+        for q in document.in_part("main")
     ]
     unanswerable = [
         Row(row_id(split, "none", False, q.id), q.question, "", "")
@@ -157,6 +178,17 @@ def rows(question_set: SetFile, split: str) -> list[Row]:
         if q.split == split
     ]
     return answerable + unanswerable
+
+
+def paraphrased_rows(question_set: SetFile, split: str) -> list[Row]:
+    """The paraphrased part's questions about the split's documents, in source order (all answerable)."""
+    part = Path(PARAPHRASED_OUTPUTS[split]).stem
+    return [
+        Row(row_id(part, q.kind, q.paraphrased, q.id), q.question, document.reference, q.answer)
+        for document in question_set.documents
+        if document.split == split
+        for q in document.in_part("paraphrased")
+    ]
 
 
 def csv_text(split_rows: Sequence[Row]) -> str:
@@ -170,6 +202,7 @@ def csv_text(split_rows: Sequence[Row]) -> str:
 def outputs(question_set: SetFile) -> dict[str, str]:
     """File name -> content of everything this script writes."""
     split_rows = {name: rows(question_set, split) for split, name in OUTPUTS.items()}
+    split_rows |= {name: paraphrased_rows(question_set, split) for split, name in PARAPHRASED_OUTPUTS.items()}
     files = {name: csv_text(found) for name, found in split_rows.items() if found}
     files["README.md"] = readme(question_set)
     return files
@@ -191,21 +224,29 @@ def _parts_table(question_set: SetFile) -> str:
     ]
     for split, name in OUTPUTS.items():
         documents = [d for d in question_set.documents if d.split == split]
-        answerable = [q for d in documents for q in d.questions]
+        answerable = [q for d in documents for q in d.in_part("main")]
         unanswerable = [q for q in question_set.unanswerable if q.split == split]
         lines.append(
             f"| {split} | `{name}` | {len(documents)} | {len(answerable)} | "
             f"{sum(q.paraphrased for q in answerable)} | {len(unanswerable)} |"
         )
+    for split, name in PARAPHRASED_OUTPUTS.items():
+        documents = [d for d in question_set.documents if d.split == split]
+        asked = [q for d in documents for q in d.in_part("paraphrased")]
+        lines.append(f"| {Path(name).stem} | `{name}` | {len(documents)} | {len(asked)} | {len(asked)} | 0 |")
     return "\n".join(lines)
 
 
 def _documents_table(question_set: SetFile) -> str:
-    lines = ["| Document | Part | What it is | Questions | Paraphrased |", "|---|---|---|---:|---:|"]
+    lines = [
+        "| Document | Part | What it is | Questions | Paraphrased | Paraphrased part |",
+        "|---|---|---|---:|---:|---:|",
+    ]
     for document in question_set.documents:
+        main = document.in_part("main")
         lines.append(
-            f"| `{document.file}` | {document.split} | {document.about} | {len(document.questions)} | "
-            f"{sum(q.paraphrased for q in document.questions)} |"
+            f"| `{document.file}` | {document.split} | {document.about} | {len(main)} | "
+            f"{sum(q.paraphrased for q in main)} | {len(document.in_part('paraphrased'))} |"
         )
     return "\n".join(lines)
 
@@ -215,7 +256,7 @@ def _kinds_table(question_set: SetFile) -> str:
     lines = ["| Kind | " + " | ".join(splits) + " |", "|---|" + "---:|" * len(splits)]
     for kind in KINDS:
         counts = [
-            sum(q.kind == kind for d in question_set.documents if d.split == split for q in d.questions)
+            sum(q.kind == kind for d in question_set.documents if d.split == split for q in d.in_part("main"))
             for split in splits
         ]
         lines.append(f"| {kind} | " + " | ".join(map(str, counts)) + " |")

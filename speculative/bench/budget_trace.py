@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 
 from speculative.bench.prompts import load_prompt_set
 from speculative.bench.runner import encode_prompts
-from speculative.engine.loading import build_generator, load_cost_model, load_target
+from speculative.build import build_generator, load_cost_model, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.settings import SpeculativeSettings
 

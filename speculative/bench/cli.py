@@ -17,7 +17,7 @@ from speculative.bench.recording import command_line
 from speculative.bench.report import markdown_report, summarize, write_reports
 from speculative.bench.runner import EncodedPrompt, encode_prompts, run_benchmark
 from speculative.budget.cost_model import CostModel
-from speculative.engine.loading import load_cost_model, load_target, tree_nodes
+from speculative.build import load_cost_model, load_target, tree_nodes
 from speculative.settings import SpeculativeSettings
 
 DEFAULT_METHODS = ",".join([*PEER_METHODS, "vanilla", "casd", "casd_prompt"])

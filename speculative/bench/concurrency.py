@@ -24,9 +24,9 @@ import torch
 
 from speculative.bench.prompts import encode_prompt, load_prompt_set
 from speculative.bench.recording import command_line
+from speculative.build import build_generator, load_target
 from speculative.engine.batch import BatchDecoder
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import build_generator, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.settings import SpeculativeSettings
 

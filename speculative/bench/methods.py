@@ -19,8 +19,8 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, StoppingCrite
 from modelstore.device import synced_clock
 from speculative.bench.measurement import Measurement
 from speculative.budget.cost_model import CostModel
+from speculative.build import build_generator
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason
 from speculative.engine.target import TargetModel

@@ -11,9 +11,9 @@ import threading
 
 from speculative.budget.acceptance import AcceptanceHistory
 from speculative.budget.adaptive import AdaptiveTreeBudget
-from speculative.budget.base import TreeBudget
 from speculative.budget.cost_model import CostModel
 from speculative.budget.fixed import FixedTreeBudget
+from speculative.engine.tree_budget import TreeBudget
 
 
 class CostModelSlot:

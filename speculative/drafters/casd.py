@@ -10,11 +10,13 @@ query with itself at the very end of the sequence is excluded, as is a match who
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
-from speculative.drafters.base import DraftContext, Drafter
 from speculative.drafters.context_index import Match, NgramIndex, TieBreak
+from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.tree import DraftTree
+from speculative.settings import SpeculativeSettings
 
 Scope = Literal["context", "prompt"]
 
@@ -114,3 +116,15 @@ def _continuation(
         if token in stop_token_ids:
             break
     return tuple(tokens)
+
+
+def build_casd(settings: SpeculativeSettings, scope: Scope) -> DrafterFactory:
+    """One CASD drafter per request with the settings' CASD parameters, searching `scope`."""
+    config = CasdConfig(
+        query_tokens=settings.casd_query_tokens,
+        matches=settings.casd_matches,
+        draft_tokens=settings.casd_draft_tokens,
+        tie_break=settings.casd_tie_break,
+        scope=scope,
+    )
+    return partial(CasdDrafter, config)

@@ -20,12 +20,11 @@ from functools import partial
 
 import torch
 
-from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
-from speculative.drafters.registry import register_method
 from speculative.eagle.checkpoint import HeadLoadError, load_head
 from speculative.eagle.dynamic_tree import ROOT_PARENT, CandidateLevel, DynamicTreeConfig, select_nodes
 from speculative.eagle.head import EagleHead
 from speculative.engine.attention_mask import additive_mask
+from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import ROOT, DraftTree
@@ -191,6 +190,3 @@ def build_eagle2(settings: SpeculativeSettings, target: TargetModel) -> DrafterF
             f"the head drafts from {len(draft_ids)} tokens, fewer than eagle_top_k={config.top_k} children per node"
         )
     return partial(Eagle2Drafter, head, SharedWeights.of(target, draft_ids), config)
-
-
-register_method("eagle2", build_eagle2)

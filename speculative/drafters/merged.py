@@ -14,7 +14,7 @@ nodes come on top of the budget, each extra keeping its own budget (`Drafter.bud
 from collections.abc import Sequence
 from dataclasses import replace
 
-from speculative.drafters.base import DraftContext, Drafter
+from speculative.engine.drafter import DraftContext, Drafter
 from speculative.engine.tree import DraftTree
 from speculative.engine.verify import VerificationResult
 

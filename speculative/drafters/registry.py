@@ -1,79 +1,123 @@
 """Drafting methods by name: what the worker's `draft_method` and the benchmark's `--methods` refer to.
 
-A base method maps to a builder that turns the settings (and the loaded target, for drafters that need its
-weights, like EAGLE's shared embeddings) into a per-request `DrafterFactory`. Joining base methods with `+`
-merges their trees, the first one being the primary: `eagle2+casd` is EAGLE-2 with CASD's branches merged in.
-Later drafters register themselves with `register_method`.
+`METHODS` lists every base method: its builder turns the settings (and the loaded target, for drafters that need
+its weights, like EAGLE's shared embeddings) into a per-request `DrafterFactory`, importing the drafter's module
+only when it is called. Joining base methods with `+` merges their trees, the first one being the primary:
+`eagle2+casd` is EAGLE-2 with CASD's branches merged in. `check_method` is the one check of a method name: the
+worker's against the methods it serves, `drafter_factory`'s against all of them.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
+from types import MappingProxyType
 
-from speculative.drafters.base import Drafter, DrafterFactory
-from speculative.drafters.casd import CasdConfig, CasdDrafter
 from speculative.drafters.merged import MergedDrafter
-from speculative.drafters.vanilla import VanillaDrafter
+from speculative.engine.drafter import Drafter, DrafterFactory
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 
 MethodBuilder = Callable[[SpeculativeSettings, TargetModel], DrafterFactory]
+MERGE_HINT = "join different ones with '+' to merge their trees, the first one primary, e.g. eagle2+casd"
 
 
-class UnknownMethodError(ValueError):
-    """The requested drafting method is not registered."""
+@dataclass(frozen=True)
+class Method:
+    """A base drafting method: its name, its builder, and whether it drafts with an EAGLE head (EAGLE_HEAD)."""
+
+    name: str
+    build: MethodBuilder
+    needs_head: bool = False
+
+    def __post_init__(self) -> None:
+        if "+" in self.name or not self.name:
+            raise ValueError(f"a base method name must be non-empty and contain no '+': {self.name!r}")
 
 
-def casd_config(settings: SpeculativeSettings, scope: str) -> CasdConfig:
-    return CasdConfig(
-        query_tokens=settings.casd_query_tokens,
-        matches=settings.casd_matches,
-        draft_tokens=settings.casd_draft_tokens,
-        tie_break=settings.casd_tie_break,
-        scope="prompt" if scope == "prompt" else "context",
-    )
+class MethodUnavailableError(ValueError):
+    """The requested drafting method cannot run here; `methods` lists the base methods that can."""
+
+    def __init__(self, message: str, methods: Sequence[str]) -> None:
+        super().__init__(message)
+        self.methods = list(methods)
+
+
+class UnknownMethodError(MethodUnavailableError):
+    """A part of the requested drafting method is no base method on offer, or repeats."""
 
 
 def _build_vanilla(settings: SpeculativeSettings, target: TargetModel) -> DrafterFactory:
+    from speculative.drafters.vanilla import VanillaDrafter
+
     return VanillaDrafter
 
 
 def _build_casd(settings: SpeculativeSettings, target: TargetModel) -> DrafterFactory:
-    return partial(CasdDrafter, casd_config(settings, "context"))
+    from speculative.drafters.casd import build_casd
+
+    return build_casd(settings, "context")
 
 
 def _build_casd_prompt(settings: SpeculativeSettings, target: TargetModel) -> DrafterFactory:
-    return partial(CasdDrafter, casd_config(settings, "prompt"))
+    from speculative.drafters.casd import build_casd
+
+    return build_casd(settings, "prompt")
 
 
-_METHODS: dict[str, MethodBuilder] = {
-    "vanilla": _build_vanilla,
-    "casd": _build_casd,
-    "casd_prompt": _build_casd_prompt,
-}
+def _build_eagle2(settings: SpeculativeSettings, target: TargetModel) -> DrafterFactory:
+    from speculative.drafters.eagle2 import build_eagle2
+
+    return build_eagle2(settings, target)
 
 
-def register_method(name: str, builder: MethodBuilder) -> None:
-    """Make a base method available by name (e.g. `eagle2`, once its head loader exists)."""
-    if "+" in name or not name:
-        raise ValueError(f"a base method name must be non-empty and contain no '+': {name!r}")
-    _METHODS[name] = builder
+METHODS: Mapping[str, Method] = MappingProxyType(
+    {
+        method.name: method
+        for method in (
+            Method("vanilla", _build_vanilla),
+            Method("casd", _build_casd),
+            Method("casd_prompt", _build_casd_prompt),
+            Method("eagle2", _build_eagle2, needs_head=True),
+        )
+    }
+)
 
 
-def available_methods() -> list[str]:
-    """The registered base methods; any of them can be joined with '+' into a merged method."""
-    return sorted(_METHODS)
+def available_methods(settings: SpeculativeSettings | None = None) -> list[str]:
+    """The base methods, sorted (any of them can be joined with '+' into a merged method); given `settings`, the
+    ones they can run: a method drafting with an EAGLE head only when EAGLE_HEAD is set."""
+    return sorted(
+        name
+        for name, method in METHODS.items()
+        if settings is None or settings.eagle_head or not method.needs_head
+    )
+
+
+def check_method(method: str, offered: Sequence[str]) -> list[str]:
+    """The base methods that `method` joins with '+', in order, when each is one of `offered` and none repeats.
+
+    Otherwise raises `MethodUnavailableError` listing `offered`: `UnknownMethodError` for a part that is no offered
+    method or repeats; the error saying the EAGLE head is missing for a head method left out of `offered` (what
+    `available_methods(settings)` does when EAGLE_HEAD is unset).
+    """
+    names = method.split("+")
+    listed = ", ".join(offered)
+    if any(name not in offered and name in METHODS and METHODS[name].needs_head for name in names):
+        raise MethodUnavailableError(
+            f"drafting method {method!r} needs an EAGLE head, and there is none (EAGLE_HEAD is unset); "
+            f"available: {listed}",
+            offered,
+        )
+    if any(name not in offered for name in names) or len(set(names)) != len(names):
+        raise UnknownMethodError(
+            f"unknown drafting method {method!r}; available: {listed} ({MERGE_HINT})", offered
+        )
+    return names
 
 
 def drafter_factory(method: str, settings: SpeculativeSettings, target: TargetModel) -> DrafterFactory:
     """The per-request drafter factory of `method`; raises `UnknownMethodError` listing the known methods."""
-    names = method.split("+")
-    unknown = [name for name in names if name not in _METHODS]
-    if unknown or len(set(names)) != len(names):
-        raise UnknownMethodError(
-            f"unknown drafting method {method!r}; available: {', '.join(available_methods())} "
-            "(join different ones with '+' to merge their trees, the first one primary, e.g. eagle2+casd)"
-        )
-    factories = [_METHODS[name](settings, target) for name in names]
+    factories = [METHODS[name].build(settings, target) for name in check_method(method, available_methods())]
     if len(factories) == 1:
         return factories[0]
     return partial(_merge, factories, settings.casd_shares_budget)

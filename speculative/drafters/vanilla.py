@@ -3,7 +3,7 @@
 Comparing against it isolates what drafting buys from the loop's own overheads (masks, compaction, bookkeeping).
 """
 
-from speculative.drafters.base import DraftContext, Drafter
+from speculative.engine.drafter import DraftContext, Drafter
 from speculative.engine.tree import DraftTree
 
 

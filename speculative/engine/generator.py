@@ -14,15 +14,15 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from modelstore.device import synced_clock
-from speculative.budget.base import TreeBudgetFactory
-from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.engine.answer import Answer
+from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest, InvalidRequestError, validate_request
 from speculative.engine.stats import GenerationStats
 from speculative.engine.stopping import StopReason
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
+from speculative.engine.tree_budget import TreeBudgetFactory
 from speculative.engine.verify import VerificationResult, verify_greedy
 
 

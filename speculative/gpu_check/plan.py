@@ -30,8 +30,8 @@ DRY_RUN_LLAMA: dict[str, Any] = {
 }
 # One test of each kind (fp32 token-exact with CASD's copies, bf16 near-tie rule): CI runs them all anyway.
 DRY_RUN_TESTS = (
-    "test_lossless_tiny_models.py::test_every_method_equals_greedy_generate_on_a_tiny_llama[looping-output-casd]",
-    "test_bfloat16_agreement.py::test_bfloat16_answers_agree_with_greedy_and_diverge_only_at_near_ties[casd]",
+    "engine/test_lossless_tiny_models.py::test_every_method_equals_greedy_generate_on_a_tiny_llama[looping-output-casd]",
+    "engine/test_bfloat16_agreement.py::test_bfloat16_answers_agree_with_greedy_and_diverge_only_at_near_ties[casd]",
 )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from modelstore.device import TORCH_DTYPES, torch_dtype
-from speculative.engine.loading import load_target
+from speculative.build import load_target
 from speculative.settings import SpeculativeSettings
 from speculative.train_head import heads, shards
 from speculative.train_head.extract import ExtractionPlan, FeatureExtractor

@@ -17,8 +17,8 @@ import torch
 from tqdm import tqdm
 from transformers import PreTrainedTokenizerBase
 
+from speculative.build import build_generator
 from speculative.engine.kv_cache import KVCache
-from speculative.engine.loading import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings

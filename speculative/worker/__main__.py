@@ -9,9 +9,9 @@ import uvicorn
 
 from modelstore.production import exit_unless_loadable
 from speculative.adapt.merge import exit_unless_adapter_fits
+from speculative.drafters.registry import MethodUnavailableError, available_methods, check_method
 from speculative.settings import SpeculativeSettings
 from speculative.worker.app import create_app
-from speculative.worker.model import MethodUnavailableError, check_method
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -20,7 +20,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = SpeculativeSettings()
     try:
-        check_method(settings.draft_method, settings)
+        check_method(settings.draft_method, available_methods(settings))
     except MethodUnavailableError as error:
         raise SystemExit(f"error: DRAFT_METHOD={settings.draft_method}: {error}") from None
     exit_unless_loadable(

@@ -8,10 +8,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from speculative.drafters.registry import MethodUnavailableError
 from speculative.engine.request import InvalidRequestError
 from speculative.settings import SpeculativeSettings
 from speculative.worker.guard import GenerateGuard
-from speculative.worker.model import MethodUnavailableError
 from speculative.worker.queue import QueueFullError
 from speculative.worker.routes import router
 from speculative.worker.schemas import MAX_BODY_BYTES

@@ -1,7 +1,7 @@
 """The one model a worker serves: target and tokenizer, the drafting methods it offers, a generator per method.
 
 Methods needing an EAGLE head (`eagle2`) are offered only when `EAGLE_HEAD` is set; a `DRAFT_METHOD` naming one
-without a head is refused at start (`check_method`), not quietly replaced. Generators are
+without a head is refused at start (the registry's `check_method`), not quietly replaced. Generators are
 built on first use (an EAGLE head is loaded once) and only on the decoding thread. With the adaptive tree policy
 the device's verification cost model is read from its cache at start; when missing, the worker serves at once with
 the device's prior tree budget and measures the cost model a forward at a time while it is idle (`measure_step`),
@@ -15,48 +15,16 @@ from transformers import PreTrainedTokenizerBase
 
 from speculative.budget.cost_model import CostMeasurement, CostModel, load_cached, store
 from speculative.budget.prior import CostModelSlot
-from speculative.drafters.registry import available_methods
+from speculative.build import build_generator, cost_model_identity, load_target
+from speculative.drafters.registry import available_methods, check_method
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import build_generator, cost_model_identity, load_target
 from speculative.engine.request import GenerationRequest, validate_request
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 from speculative.worker.encoding import PromptEncoder
 
-HEAD_METHODS = frozenset({"eagle2"})
 WARM_UP_PROMPT = "Hello"
 WARM_UP_NEW_TOKENS = 8
-
-
-class MethodUnavailableError(ValueError):
-    """The requested drafting method is unknown here; `methods` lists the ones this worker serves."""
-
-    def __init__(self, message: str, methods: list[str]) -> None:
-        super().__init__(message)
-        self.methods = methods
-
-
-def served_methods(settings: SpeculativeSettings) -> list[str]:
-    """Base methods this worker can run (join them with '+' to merge trees)."""
-    return [name for name in available_methods() if settings.eagle_head or name not in HEAD_METHODS]
-
-
-def check_method(method: str, settings: SpeculativeSettings) -> None:
-    """Raise `MethodUnavailableError` unless every '+'-joined part is served and none repeats."""
-    names = method.split("+")
-    methods = served_methods(settings)
-    if any(name in HEAD_METHODS for name in names) and not settings.eagle_head:
-        raise MethodUnavailableError(
-            f"drafting method {method!r} needs an EAGLE head, and this worker has none (EAGLE_HEAD is unset); "
-            f"available: {', '.join(methods)}",
-            methods,
-        )
-    if any(name not in methods for name in names) or len(set(names)) != len(names):
-        raise MethodUnavailableError(
-            f"unknown drafting method {method!r}; available: {', '.join(methods)} (join different ones with '+' "
-            "to merge their trees, the first one primary, e.g. eagle2+casd)",
-            methods,
-        )
 
 
 class LoadedModel:
@@ -65,7 +33,7 @@ class LoadedModel:
     def __init__(self, settings: SpeculativeSettings) -> None:
         self.settings = settings
         self.method = settings.draft_method
-        check_method(self.method, settings)
+        check_method(self.method, available_methods(settings))
         target, tokenizer = load_target(settings)
         self.target: TargetModel = target
         self.tokenizer: PreTrainedTokenizerBase = tokenizer
@@ -130,7 +98,7 @@ class LoadedModel:
         return {
             "model": self.settings.generator_model,
             "method": self.method,
-            "methods": served_methods(self.settings),
+            "methods": available_methods(self.settings),
             "device": self.settings.device,
             "dtype": self.settings.dtype,
             "chat_template": self.encoder.chat,

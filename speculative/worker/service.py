@@ -14,13 +14,14 @@ from typing import Any
 
 import torch
 
+from speculative.drafters.registry import available_methods, check_method
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import RepetitionRule
 from speculative.settings import SpeculativeSettings
 from speculative.worker.decoding import ActiveAnswers
 from speculative.worker.jobs import EventChannel, Job
 from speculative.worker.metrics import WorkerMetrics
-from speculative.worker.model import LoadedModel, check_method
+from speculative.worker.model import LoadedModel
 from speculative.worker.queue import DecodingQueue, QueueFullError
 from speculative.worker.schemas import GenerateBody, WorkerEvent
 
@@ -104,7 +105,7 @@ class WorkerService:
                     "the model is still loading" if self.load_error is None else self.load_error
                 )
             method = body.method or model.method
-            check_method(method, self.settings)
+            check_method(method, available_methods(self.settings))
             request = await asyncio.to_thread(engine_request, model, body, arrived)
             job = Job(request, method, arrived, EventChannel(asyncio.get_running_loop()))
             self.queue.submit(job)

@@ -133,6 +133,39 @@ def test_the_development_part_is_large_enough(parts: dict[str, list[EvalQuery]])
     assert sum(not query.relevant_documents for query in dev) >= 15
 
 
+def test_the_paraphrased_part_asks_the_dev_and_test_documents_in_other_words(
+    parts: dict[str, list[EvalQuery]],
+) -> None:
+    asked = {part: parts[f"paraphrased-{part}"] for part in ("dev", "test")}
+    main_questions = {query.question for part in ("dev", "test") for query in parts[part]}
+
+    assert sum(len(queries) for queries in asked.values()) >= 30
+    for part, queries in asked.items():
+        documents = {d for query in parts[part] for d in query.relevant_documents}
+        assert all(query.relevant_documents and query.answer for query in queries)
+        assert {d for query in queries for d in query.relevant_documents} <= documents
+        assert {_field(query, 2) for query in queries} == {"para"}
+        assert len(queries) >= 15
+    assert {query.question for queries in asked.values() for query in queries} & main_questions == set()
+
+
+def test_a_question_of_the_paraphrased_part_must_be_paraphrased_and_about_a_dev_or_test_document(
+    make_real_set: ModuleType,
+) -> None:
+    question = {"id": "anti-99", "kind": "fact", "question": "q?", "answer": "a", "part": "paraphrased"}
+    with pytest.raises(ValueError, match="must be paraphrased: true"):
+        make_real_set.QuestionData.model_validate(question)
+
+    document = {
+        "file": "x.pdf",
+        "split": "converted",
+        "about": "x",
+        "questions": [question | {"paraphrased": True}],
+    }
+    with pytest.raises(ValueError, match="dev and test documents only"):
+        make_real_set.DocumentData.model_validate(document)
+
+
 @pytest.fixture(scope="module")
 def by_kind() -> ModuleType:
     return _script("by_kind")

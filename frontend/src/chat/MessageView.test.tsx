@@ -1,7 +1,7 @@
-import { fireEvent, render, screen, within } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import type { AnswerSentence, Quote, Source } from "../api/types";
 import { MessageView, type ChatMessage } from "./MessageView";
-import { GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, SUPPORT_WARNING, UNSUPPORTED, WORKER_SILENT } from "./texts";
+import { GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, SUPPORT_WARNING, UNSUPPORTED, WORKER_SILENT, emptyAnswerText } from "./texts";
 
 const source = { document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 3, chunk_index: 4, passage: "max 60 min", score: 0.9 } as unknown as Source;
 
@@ -175,6 +175,47 @@ describe("MessageView", () => {
     expect(container.querySelector("img")?.getAttribute("onerror") ?? null).toBeNull();
     expect(screen.getByText(UNSUPPORTED)).toBeTruthy();
   });
+  it("says the model gave no answer when a finished answer is empty, and keeps the quote and the documents", () => {
+    show({ ...checked, answer: "", sentences: [] });
+    const generated = screen.getByRole("region", { name: GENERATED_HEADING });
+    expect(generated.textContent).toContain(emptyAnswerText(true));
+    expect(emptyAnswerText(true)).toBe("Het taalmodel gaf geen antwoord. Lees het citaat hierboven en de gebruikte documenten hieronder.");
+    expect(screen.getByRole("region", { name: QUOTE_HEADING }).querySelector("q")?.textContent).toBe(quote.text);
+    expect(screen.getByRole("heading", { name: SOURCES_HEADING })).toBeTruthy();
+    expect(screen.getByText("Handhygiëne")).toBeTruthy();
+  });
+
+  it("counts an answer of only template markers, citations and punctuation as empty", () => {
+    const markers = "[einde vraag]\n[1] [2].\n**";
+    const flagged = { ...sentences[2], text: markers, start: 0, end: markers.length };
+    show({ ...checked, answer: markers, sentences: [flagged] });
+    const generated = screen.getByRole("region", { name: GENERATED_HEADING });
+    expect(generated.textContent).toContain(emptyAnswerText(true));
+    expect(generated.textContent).not.toContain("einde vraag");
+    expect(screen.queryByText(UNSUPPORTED)).toBeNull();
+  });
+
+  it("sends the reader to the documents only when an empty answer has no quote", () => {
+    show({ ...checked, answer: " \n", sentences: [], quote: null });
+    expect(screen.getByRole("region", { name: GENERATED_HEADING }).textContent).toContain(
+      "Het taalmodel gaf geen antwoord. Bekijk de gebruikte documenten hieronder.",
+    );
+    expect(screen.getByRole("region", { name: QUOTE_HEADING }).textContent).toContain(NO_QUOTE);
+  });
+
+  it("keeps a short answer that says something (a number), and says nothing while an answer is still to come", () => {
+    show({ ...checked, answer: "60 [1]", sentences: [] });
+    expect(screen.getByRole("region", { name: GENERATED_HEADING }).textContent).toContain("60 [1]");
+    expect(screen.queryByText(emptyAnswerText(true))).toBeNull();
+    cleanup();
+    show({ ...checked, state: "pending", answer: "", sentences: [] });
+    expect(screen.queryByRole("region", { name: GENERATED_HEADING })).toBeNull();
+    cleanup();
+    show({ ...checked, state: "stopped", answer: "", sentences: [] });
+    expect(screen.queryByRole("region", { name: GENERATED_HEADING })).toBeNull();
+    expect(screen.getByText("Gestopt op jouw vraag.")).toBeTruthy();
+  });
+
   it("numbers a citation as its document in the list of documents used, whichever passage of it is cited", () => {
     const secondPassage = { ...handAlcohol, chunk_index: 8 } as Source;
     const cites = (citation: number): AnswerSentence => ({ ...sentences[0], citation });

@@ -13,6 +13,8 @@ import {
   SUPPORT_WARNING,
   UNSUPPORTED,
   citationLabel,
+  emptyAnswerText,
+  saysSomething,
   stateNote,
 } from "./texts";
 
@@ -42,12 +44,7 @@ export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen:
     <article className={`message state-${message.state}`} aria-busy={message.state === "pending"}>
       <p className="question">{message.question}</p>
       {message.quote !== undefined && <QuoteBlock quote={message.quote} sources={message.sources} onOpen={onOpen} />}
-      {message.answer &&
-        (notFound ? (
-          <div className="answer not-found" dangerouslySetInnerHTML={{ __html: renderMarkdown(message.answer) }} />
-        ) : (
-          <GeneratedAnswer message={message} onOpen={onOpen} />
-        ))}
+      <AnswerPart message={message} onOpen={onOpen} />
       {message.state === "pending" && !message.answer && <p className="thinking">Bezig met zoeken en antwoorden…</p>}
       {note && !message.error && <p className="note">{note}</p>}
       {message.error && <p role="alert" className="error">{message.error}</p>}
@@ -61,6 +58,22 @@ export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen:
       />
     </article>
   );
+}
+
+/** What the model wrote: the fixed "not found" text, the generated answer, or, when a finished answer holds no
+ * words at all, a note that sends the reader to the quote and the documents (which stay as they are). */
+function AnswerPart({ message, onOpen }: { message: ChatMessage; onOpen: OpenSource }) {
+  if (message.state === "answered" && !saysSomething(message.answer))
+    return (
+      <section className="generated" aria-label={GENERATED_HEADING}>
+        <h3>{GENERATED_HEADING}</h3>
+        <p className="no-answer">{emptyAnswerText(Boolean(message.quote))}</p>
+      </section>
+    );
+  if (!message.answer) return null;
+  if (message.state === "not_found")
+    return <div className="answer not-found" dangerouslySetInnerHTML={{ __html: renderMarkdown(message.answer) }} />;
+  return <GeneratedAnswer message={message} onOpen={onOpen} />;
 }
 
 /** The passage's own words first; clicking them opens the PDF with exactly that sentence highlighted. */

@@ -56,6 +56,21 @@ export const QUOTE_HEADING = "Uit het document";
 export const NO_QUOTE = "Geen passage gevonden die de vraag letterlijk beantwoordt.";
 export const GENERATED_HEADING = "Gegenereerd antwoord";
 export const UNSUPPORTED = "niet gevonden in de bronnen";
+
+/** In place of a finished answer in which the model wrote nothing (or only template markers and citations). */
+export function emptyAnswerText(quoted: boolean): string {
+  return quoted
+    ? "Het taalmodel gaf geen antwoord. Lees het citaat hierboven en de gebruikte documenten hieronder."
+    : "Het taalmodel gaf geen antwoord. Bekijk de gebruikte documenten hieronder.";
+}
+
+// A template marker ("[einde vraag]") or a citation ("[1]"): on its own it says nothing.
+const MARKER = /\[(?:begin|einde)[^\]]*\]|\[\d+\]/giu;
+
+/** Whether a generated answer says anything: a letter or digit outside the template's markers and citations. */
+export function saysSomething(answer: string): boolean {
+  return /[\p{L}\p{N}]/u.test(answer.replace(MARKER, ""));
+}
 export const SUPPORT_WARNING = "Let op: de meeste zinnen van dit antwoord staan niet in de bronnen. Controleer ze in de documenten.";
 
 export const SHOW_IN_DOCUMENT = "toon in het document";

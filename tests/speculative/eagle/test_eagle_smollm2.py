@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from speculative.engine.loading import build_generator, load_target
+from speculative.build import build_generator, load_target
 from speculative.engine.request import GenerationRequest
 from tests.speculative.conftest import SMOLLM2, ReferenceGreedy, cached_model
 from tests.speculative.eagle_heads import eagle_settings, saved_random_head

@@ -14,7 +14,7 @@ from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
 from speculative.gpu_check.worker_model import byte_tokenizer, write_worker_model
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.slow

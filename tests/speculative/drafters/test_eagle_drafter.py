@@ -13,13 +13,13 @@ import pytest
 import torch
 
 from speculative.budget.fixed import FixedTreeBudget
-from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.drafters.eagle2 import Eagle2Drafter, SharedWeights
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import HeadLoadError, load_head
 from speculative.eagle.dynamic_tree import ROOT_PARENT, CandidateLevel, DynamicTreeConfig, select_nodes
 from speculative.eagle.head import EagleHead
 from speculative.engine.attention_mask import additive_mask
+from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest

@@ -10,10 +10,10 @@ from modelstore.errors import ModelProvisioningError
 from modelstore.provision import Status, model_status, provision
 from modelstore.registry import REGISTRY
 from modelstore.trained import HERE, TRAINED_HEADS, install_trained_head
+from speculative.build import budget_factory, load_cost_model, load_target
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import load_head
 from speculative.engine.generator import SpeculativeGenerator
-from speculative.engine.loading import budget_factory, load_cost_model, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.settings import SpeculativeSettings, TreePolicy

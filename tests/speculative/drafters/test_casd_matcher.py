@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from speculative.drafters.base import DraftContext
 from speculative.drafters.casd import CasdConfig, CasdDrafter
 from speculative.drafters.context_index import NgramIndex
+from speculative.engine.drafter import DraftContext
 
 NO_STOPS: frozenset[int] = frozenset()
 

@@ -14,10 +14,10 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from speculative.budget.fixed import FixedTreeBudget
-from speculative.drafters.base import DrafterFactory
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import HeadLoadError, load_head, save_head
 from speculative.eagle.head import EagleHead
+from speculative.engine.drafter import DrafterFactory
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids

@@ -1,4 +1,8 @@
-"""Build a ready generator from the settings: the one entry point for the worker and the benchmark."""
+"""The engine's assembly: settings → target model (with its adapter) → drafters → tree budgets → generator.
+
+The one place that joins the packages below it (`engine`, `drafters`, `budget`, `adapt`); the worker, the benchmark
+and the training tools build their generators here.
+"""
 
 from functools import partial
 from pathlib import Path
@@ -8,7 +12,6 @@ from transformers import AutoTokenizer, PreTrainedTokenizerBase
 from modelstore.production import require_model
 from speculative.adapt.merge import adapter_folder, merge_adapter
 from speculative.budget.adaptive import long_run_history
-from speculative.budget.base import TreeBudgetFactory
 from speculative.budget.cost_model import CostModel, load_or_measure, model_identity
 from speculative.budget.fixed import FixedTreeBudget, default_tree_nodes
 from speculative.budget.prior import CostModelSlot, PriorThenAdaptive
@@ -16,6 +19,7 @@ from speculative.drafters.registry import drafter_factory
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
+from speculative.engine.tree_budget import TreeBudgetFactory
 from speculative.settings import SpeculativeSettings, TreePolicy
 
 

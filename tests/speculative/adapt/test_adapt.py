@@ -20,7 +20,7 @@ from speculative.adapt.cli import main as adapt_main
 from speculative.adapt.examples import ExampleError, TokenizedExample, read_examples, tokenize
 from speculative.adapt.merge import adapter_folder, exit_unless_adapter_fits, merge_adapter
 from speculative.adapt.train import AdapterTrainer, Hyperparameters, add_lora, target_loss
-from speculative.engine.loading import build_generator, load_target
+from speculative.build import build_generator, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
@@ -30,7 +30,9 @@ from tests.speculative.conftest import GEMMA3, cached_model, greedy_reference, t
 
 ADAPTER_NAME = "vraagbaak/lora-gemma-3-270m"
 COMMITTED_ADAPTER = HERE / TRAINED_ADAPTERS[ADAPTER_NAME]
-RAG_PROMPTS = json.loads((Path(__file__).parent / "data" / "rag_prompts.json").read_text(encoding="utf-8"))
+RAG_PROMPTS = json.loads(
+    (Path(__file__).parents[1] / "data" / "rag_prompts.json").read_text(encoding="utf-8")
+)
 
 NO_DROPOUT = Hyperparameters(dropout=0.0, rank=4, alpha=8, warmup_steps=1, eval_examples=2, top_layers=0)
 

@@ -6,11 +6,11 @@ from dataclasses import replace
 import pytest
 import torch
 
-from speculative.drafters.base import DraftContext, Drafter
 from speculative.drafters.casd import CasdConfig, CasdDrafter
 from speculative.drafters.merged import MergedDrafter
-from speculative.drafters.registry import UnknownMethodError, drafter_factory, register_method
+from speculative.drafters.registry import Method, UnknownMethodError, drafter_factory
 from speculative.drafters.vanilla import VanillaDrafter
+from speculative.engine.drafter import DraftContext, Drafter
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
 from speculative.engine.verify import VerificationResult, verify_greedy
@@ -136,4 +136,4 @@ def test_an_unknown_method_is_refused_with_the_list_of_methods(
 
 def test_a_base_method_name_cannot_contain_the_merge_sign() -> None:
     with pytest.raises(ValueError, match="no '\\+'"):
-        register_method("a+b", lambda settings, target: VanillaDrafter)
+        Method("a+b", lambda settings, target: VanillaDrafter)

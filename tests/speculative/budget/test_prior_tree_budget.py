@@ -9,7 +9,7 @@ from speculative.budget.adaptive import AdaptiveTreeBudget
 from speculative.budget.cost_model import TREE_ROWS, CostMeasurement, CostModel, model_identity
 from speculative.budget.fixed import CPU_TREE_BUDGET, FixedTreeBudget
 from speculative.budget.prior import CostModelSlot
-from speculative.engine.loading import build_generator
+from speculative.build import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings

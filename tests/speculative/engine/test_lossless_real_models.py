@@ -23,7 +23,7 @@ from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from speculative.bench.random_head import write_random_head
 from speculative.budget.cost_model import CostModel, measure, model_identity
-from speculative.engine.loading import build_generator
+from speculative.build import build_generator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason
 from speculative.engine.target import TargetModel
@@ -32,7 +32,7 @@ from tests.speculative.conftest import GEMMA3, SMOLLM2, cached_model, greedy_ref
 
 pytestmark = pytest.mark.slow
 
-PROMPTS = json.loads((Path(__file__).parent / "data" / "rag_prompts.json").read_text(encoding="utf-8"))
+PROMPTS = json.loads((Path(__file__).parents[1] / "data" / "rag_prompts.json").read_text(encoding="utf-8"))
 MAX_NEW_TOKENS = 40
 METHODS = ["vanilla", "casd", "casd_prompt", "casd+casd_prompt"]
 GEMMA_SLIDING_WINDOW = 512

@@ -12,8 +12,8 @@ import torch
 from transformers import PreTrainedModel
 
 from speculative.budget.fixed import FixedTreeBudget
-from speculative.drafters.base import DraftContext, Drafter, DrafterFactory
 from speculative.drafters.registry import drafter_factory
+from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import StopReason, model_stop_token_ids
