@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from api.chat.abstention import NOT_FOUND_SENTENCE
-from api.evaluation.key_facts import holds_key_fact
+from api.evaluator.key_facts import holds_key_fact
 
 BASELINE = "hf-greedy"
 

@@ -19,18 +19,18 @@ from pathlib import Path
 
 import torch
 
-from api.evaluation.answer_quality import (
+from api.evaluator.answer_quality import (
     summarise,
     summary_lines,
     write_answer_report,
 )
-from api.evaluation.configs import STUDY, ConfigError, RetrievalConfig, parse_config
-from api.evaluation.corpus import CleanedDocument, clean_set, read_pdf_folder
-from api.evaluation.datasets import DatasetError, load_covid_qa, load_xquad
-from api.evaluation.export import summary_markdown, write_report
-from api.evaluation.queries import EvalQuery, QueryFileError, read_queries
-from api.evaluation.report import EvaluationReport
-from api.evaluation.runner import Embedders, run_configurations
+from api.evaluator.configs import STUDY, ConfigError, RetrievalConfig, parse_config
+from api.evaluator.corpus import CleanedDocument, clean_set, read_pdf_folder
+from api.evaluator.datasets import DatasetError, load_covid_qa, load_xquad
+from api.evaluator.export import summary_markdown, write_report
+from api.evaluator.queries import EvalQuery, QueryFileError, read_queries
+from api.evaluator.report import EvaluationReport
+from api.evaluator.runner import Embedders, run_configurations
 from ingest.settings import IngestSettings
 from research.offline_answers import OFFLINE_GENERATOR, ask_answers
 

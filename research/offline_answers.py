@@ -1,18 +1,18 @@
 """The answer-quality report of `python -m research.evaluate --answers`: the documents indexed as the retrieval
 report indexes them, a generation worker with the offline model started on loopback (`research.loopback`), and
-every question asked through the chat (`api.evaluation.answer_quality.ask_through_chat`)."""
+every question asked through the chat (`api.evaluator.answer_quality.ask_through_chat`)."""
 
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from api.chat.settings import ChatSettings
-from api.evaluation.answer_quality import AnswerObservation, ask_through_chat
-from api.evaluation.configs import RetrievalConfig
-from api.evaluation.corpus import CleanedDocument
-from api.evaluation.queries import EvalQuery
-from api.evaluation.resolution import DocumentResolver
-from api.evaluation.runner import build_index, catalogue
+from api.evaluator.answer_quality import AnswerObservation, ask_through_chat
+from api.evaluator.configs import RetrievalConfig
+from api.evaluator.corpus import CleanedDocument
+from api.evaluator.queries import EvalQuery
+from api.evaluator.resolution import DocumentResolver
+from api.evaluator.runner import build_index, catalogue
 from ingest.embedding import Embedder
 from ingest.retrieval import Retriever
 from ingest.settings import IngestSettings

@@ -24,11 +24,11 @@ import torch
 
 from api.answers.quotes import QuoteRule, Similarity, embedder_similarity, select_quote
 from api.chat.sources import source
-from api.evaluation.configs import RetrievalConfig
-from api.evaluation.corpus import read_pdf_folder
-from api.evaluation.key_facts import holds_key_fact
-from api.evaluation.queries import read_queries
-from api.evaluation.runner import build_index
+from api.evaluator.configs import RetrievalConfig
+from api.evaluator.corpus import read_pdf_folder
+from api.evaluator.key_facts import holds_key_fact
+from api.evaluator.queries import read_queries
+from api.evaluator.runner import build_index
 from ingest.embedding import Embedder
 from ingest.retrieval import Retriever
 from ingest.settings import IngestSettings

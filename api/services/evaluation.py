@@ -1,9 +1,9 @@
 """Evaluator sets and reports over the live index: the chat's retriever settings (α, embedder) on the documents
-admins ingested, written with `api.evaluation`'s exports (CSV, JSON, Markdown, HTML) plus the two rank figures
+admins ingested, written with `api.evaluator`'s exports (CSV, JSON, Markdown, HTML) plus the two rank figures
 as PNG, into REPORT_DIR/<report id>/.
 
 Two kinds: the retrieval report (Hit@k / MRR) and the answer report (each question asked through the chat's
-own steps: `api.evaluation.answer_quality`, its CSV/JSON/HTML). The API only queues a report (a row): it runs in
+own steps: `api.evaluator.answer_quality`, its CSV/JSON/HTML). The API only queues a report (a row): it runs in
 a report runner (`api.report_runner`, a process of its own), never in the process that serves requests, since a
 report embeds every question and an answer report waits for the model for each. A runner takes the oldest
 queued report with one conditional UPDATE (of several runners, one gets it) and records itself as its owner. A
@@ -25,14 +25,14 @@ from sqlalchemy.orm import Session
 
 from api.chat.instances import alive, live_instances
 from api.chat.runtime import ChatRuntime
-from api.evaluation.answer_quality import ask_through_chat, summarise, write_answer_report
-from api.evaluation.export import write_report
-from api.evaluation.plots import cumulative_hits_figure, rank_density_figure
-from api.evaluation.queries import EvalQuery, QueryFileError, parse_csv
-from api.evaluation.report import ConfigurationResult
-from api.evaluation.report import EvaluationReport as Report
-from api.evaluation.resolution import DocumentResolver, IndexedDocument
-from api.evaluation.runner import Embedders, ask_all
+from api.evaluator.answer_quality import ask_through_chat, summarise, write_answer_report
+from api.evaluator.export import write_report
+from api.evaluator.plots import cumulative_hits_figure, rank_density_figure
+from api.evaluator.queries import EvalQuery, QueryFileError, parse_csv
+from api.evaluator.report import ConfigurationResult
+from api.evaluator.report import EvaluationReport as Report
+from api.evaluator.resolution import DocumentResolver, IndexedDocument
+from api.evaluator.runner import Embedders, ask_all
 from api.models import (
     ApiInstance,
     EvaluationReport,
@@ -296,7 +296,7 @@ def run_answer_report(
 ) -> None:
     """Ask every question through the chat's own steps (`runtime()`'s retriever and workers, built once the report
     runs; the messages kept in a temporary database) and write the answer-quality report
-    (`api.evaluation.answer_quality`)."""
+    (`api.evaluator.answer_quality`)."""
 
     def answer_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
         def progress(done: int, total: int) -> None:

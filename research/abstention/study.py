@@ -31,11 +31,11 @@ from numpy.typing import NDArray
 
 from api.chat.abstention import AbstentionRule, Confidence, coverage
 from api.dutch import Vocabulary, content_words
-from api.evaluation.corpus import CleanedDocument, clean_set, read_pdf_folder
-from api.evaluation.datasets import load_covid_qa, load_xquad
-from api.evaluation.queries import EvalQuery, read_queries
-from api.evaluation.resolution import DocumentResolver
-from api.evaluation.runner import catalogue
+from api.evaluator.corpus import CleanedDocument, clean_set, read_pdf_folder
+from api.evaluator.datasets import load_covid_qa, load_xquad
+from api.evaluator.queries import EvalQuery, read_queries
+from api.evaluator.resolution import DocumentResolver
+from api.evaluator.runner import catalogue
 from ingest.embedding import Embedder
 from ingest.pipeline import chunk_records
 from ingest.retrieval import QuestionTruncator, RetrievedChunk, Retriever

@@ -12,7 +12,7 @@ Writes ``dev.csv``, ``test.csv`` (the 11 text PDFs, split by document), ``conver
 or conversion first), ``extra-long.csv`` (a 363-page document), ``paraphrased-dev.csv`` and ``paraphrased-test.csv``
 (the paraphrased part: questions in the asker's own words about the dev and test documents, asked apart) in the
 evaluator's format
-(``id,question,relevant_documents,answer``, read by ``api.evaluation.queries.read_queries``) and ``README.md``.
+(``id,question,relevant_documents,answer``, read by ``api.evaluator.queries.read_queries``) and ``README.md``.
 A question's id is ``<split>.<kind>.<lit|para>.<key>``: split, kind and wording can be read back from an answer
 report's id column.
 
@@ -400,7 +400,7 @@ class Losses:
 
 
 def cleaned_text_losses(question_set: SetFile, folder: Path) -> list[Losses]:
-    from api.evaluation.key_facts import holds_key_fact  # the project's own code: only for this report
+    from api.evaluator.key_facts import holds_key_fact  # the project's own code: only for this report
     from ingest.pdf_reader import open_pdf
     from ingest.pipeline import parse_pdf
 

@@ -4,7 +4,7 @@ the evaluation-set export is read by `python -m research.evaluate`'s own parser.
 import csv
 import io
 
-from api.evaluation.queries import parse_csv
+from api.evaluator.queries import parse_csv
 from api.models import Role
 from api.settings import ApiSettings
 from tests.api.conftest import SignIn

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from api.evaluation.queries import EvalQuery, read_queries
+from api.evaluator.queries import EvalQuery, read_queries
 
 REAL = Path(__file__).resolve().parents[2] / "samples" / "real"
 MAIN_DOCUMENTS = 11
@@ -180,7 +180,7 @@ def test_an_answer_report_is_broken_down_by_kind_and_wording(by_kind: ModuleType
         "dev.none.lit.neg-01,iets anders?,,\n",
         encoding="utf-8",
     )
-    answers = tmp_path / "answers.csv"  # the columns `api.evaluation.answer_quality` writes, those read here
+    answers = tmp_path / "answers.csv"  # the columns `api.evaluator.answer_quality` writes, those read here
     answers.write_text(
         "question,answerable,key_phrase,state,quote,answer,quote_has_fact,answer_has_fact\n"
         "dosis?,True,5 mg,answered,Geef 5 mg.,5 mg.,True,True\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from api.chat.abstention import NOT_FOUND_MESSAGE, AbstentionRule
-from api.evaluation.queries import EvalQuery
+from api.evaluator.queries import EvalQuery
 from api.prompting import build_rag_prompt
 from ingest.retrieval import RetrievedChunk
 from ingest.search.types import LegScores

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from api.evaluation.queries import AnswerSpan, EvalQuery
+from api.evaluator.queries import AnswerSpan, EvalQuery
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
-from api.evaluation.configs import RetrievalConfig
-from api.evaluation.corpus import clean_set, read_pdf_folder
-from api.evaluation.datasets import EvalSet, SourceDocument
-from api.evaluation.queries import EvalQuery
-from api.evaluation.runner import Embedders, build_index, run_configurations
+from api.evaluator.configs import RetrievalConfig
+from api.evaluator.corpus import clean_set, read_pdf_folder
+from api.evaluator.datasets import EvalSet, SourceDocument
+from api.evaluator.queries import EvalQuery
+from api.evaluator.runner import Embedders, build_index, run_configurations
 from ingest.metadata import document_tags
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import chunk_records, parse_pdf

@@ -5,7 +5,7 @@ the position of the first chunk of any relevant document. Chunk level: a result 
 half of an answer span of its document; half rather than all, because an answer longer than the chunk overlap can
 be cut in two, and then the chunk holding the larger part is the one a reader needs. A question labelled with a key
 phrase instead of spans (the CSV's `answer` column) is judged at chunk level by the key fact: a result is relevant
-when it is a passage of a relevant document that holds the key phrase (`api.evaluation.key_facts`), so chunk Hit@3
+when it is a passage of a relevant document that holds the key phrase (`api.evaluator.key_facts`), so chunk Hit@3
 is the share of questions whose key fact is in one of the three passages the chat shows.
 
 The scores of the first few results are kept with their relevance, so the report can show where a relevance floor
@@ -15,10 +15,10 @@ would separate answers from non-answers (including questions that no document an
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from api.evaluation.key_facts import holds_key_fact
-from api.evaluation.metrics import DEPTH, first_relevant_rank
-from api.evaluation.queries import AnswerSpan, EvalQuery
-from api.evaluation.resolution import DocumentResolver
+from api.evaluator.key_facts import holds_key_fact
+from api.evaluator.metrics import DEPTH, first_relevant_rank
+from api.evaluator.queries import AnswerSpan, EvalQuery
+from api.evaluator.resolution import DocumentResolver
 
 FLOOR_DEPTH = 3  # the chunks that go into the prompt
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from api.evaluation.datasets import DatasetError, load_covid_qa, load_xquad, locate_answer
+from api.evaluator.datasets import DatasetError, load_covid_qa, load_xquad, locate_answer
 
 ARTICLE = (
     "Functional variants in DC-SIGNR\n\nhttps://example.org/PMC1\n\n"

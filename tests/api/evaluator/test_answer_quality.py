@@ -1,15 +1,15 @@
 """The answer report's figures: where the key fact is lost, between the document, the passages shown, the quote
 and the generated answer."""
 
-from api.evaluation.answer_quality import (
+from api.evaluator.answer_quality import (
     AnswerObservation,
     _judge,
     _judge_sources,
     summarise,
     summary_lines,
 )
-from api.evaluation.queries import EvalQuery
-from api.evaluation.resolution import DocumentResolver, IndexedDocument
+from api.evaluator.queries import EvalQuery
+from api.evaluator.resolution import DocumentResolver, IndexedDocument
 from api.models import MessageState
 
 RESOLVER = DocumentResolver([IndexedDocument(id="id-hand", title="Handhygiëne", file_name="hand.pdf")])

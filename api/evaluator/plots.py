@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from api.evaluation.metrics import CUTOFFS, DEPTH, hit_at, plotted_rank
-from api.evaluation.report import ConfigurationResult, Level, judged_ranks
+from api.evaluator.metrics import CUTOFFS, DEPTH, hit_at, plotted_rank
+from api.evaluator.report import ConfigurationResult, Level, judged_ranks
 
 # "the first relevant <level>" in Dutch
 LEVEL_NOUNS: dict[str, str] = {"document": "document", "chunk": "tekstfragment"}

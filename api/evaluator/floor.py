@@ -14,8 +14,8 @@ from typing import Literal
 import numpy as np
 from matplotlib.figure import Figure
 
-from api.evaluation.judgement import QueryOutcome, ScoredResult
-from api.evaluation.plots import new_figure
+from api.evaluator.judgement import QueryOutcome, ScoredResult
+from api.evaluator.plots import new_figure
 
 Measure = Literal["score", "dense_similarity"]
 MEASURES: tuple[Measure, ...] = ("score", "dense_similarity")

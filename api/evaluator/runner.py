@@ -17,13 +17,13 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from api.evaluation.configs import RetrievalConfig
-from api.evaluation.corpus import CleanedDocument
-from api.evaluation.judgement import QueryOutcome, Retrieved, judge
-from api.evaluation.metrics import DEPTH
-from api.evaluation.queries import EvalQuery
-from api.evaluation.report import ConfigurationResult
-from api.evaluation.resolution import DocumentResolver, IndexedDocument
+from api.evaluator.configs import RetrievalConfig
+from api.evaluator.corpus import CleanedDocument
+from api.evaluator.judgement import QueryOutcome, Retrieved, judge
+from api.evaluator.metrics import DEPTH
+from api.evaluator.queries import EvalQuery
+from api.evaluator.report import ConfigurationResult
+from api.evaluator.resolution import DocumentResolver, IndexedDocument
 from ingest.embedding import Embedder
 from ingest.pipeline import chunk_records
 from ingest.retrieval import QuestionTruncator, RetrievedChunk, Retriever

@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 
 from api.csvfile import csv_text
-from api.evaluation.floor import (
+from api.evaluator.floor import (
     DUTCH_GROUPS,
     DUTCH_MEASURE_LABELS,
     GROUPS,
@@ -21,9 +21,9 @@ from api.evaluation.floor import (
     distributions,
     floor_figure,
 )
-from api.evaluation.metrics import DEPTH, Summary
-from api.evaluation.plots import LEVEL_NOUNS, cumulative_hits_figure, png_data_uri, rank_density_figure
-from api.evaluation.report import EvaluationReport, hybrid_against_legs
+from api.evaluator.metrics import DEPTH, Summary
+from api.evaluator.plots import LEVEL_NOUNS, cumulative_hits_figure, png_data_uri, rank_density_figure
+from api.evaluator.report import EvaluationReport, hybrid_against_legs
 
 SUMMARY_CSV = "summary.csv"
 QUERIES_CSV = "queries.csv"

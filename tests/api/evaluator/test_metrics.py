@@ -5,7 +5,7 @@ import random
 import pytest
 from ranx import Qrels, Run, evaluate
 
-from api.evaluation.metrics import (
+from api.evaluator.metrics import (
     CUTOFFS,
     DEPTH,
     first_relevant_rank,

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from api.evaluation.export import report_html, write_report
-from api.evaluation.floor import floor_figure
-from api.evaluation.judgement import QueryOutcome
-from api.evaluation.plots import cumulative_hits_figure, rank_density_figure
-from api.evaluation.report import ConfigurationResult, EvaluationReport
+from api.evaluator.export import report_html, write_report
+from api.evaluator.floor import floor_figure
+from api.evaluator.judgement import QueryOutcome
+from api.evaluator.plots import cumulative_hits_figure, rank_density_figure
+from api.evaluator.report import ConfigurationResult, EvaluationReport
 
 
 def _outcome(

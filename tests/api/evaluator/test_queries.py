@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from api.evaluation.queries import AnswerSpan, EvalQuery, QueryFileError, parse_csv, parse_jsonl, read_queries
+from api.evaluator.queries import AnswerSpan, EvalQuery, QueryFileError, parse_csv, parse_jsonl, read_queries
 
 
 def test_csv_splits_relevant_documents_on_semicolons_and_numbers_questions_by_line() -> None:

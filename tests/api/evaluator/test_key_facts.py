@@ -1,6 +1,6 @@
 """The key fact is found however the text writes the same quantity, and not when the quantity differs."""
 
-from api.evaluation.key_facts import holds_key_fact
+from api.evaluator.key_facts import holds_key_fact
 
 
 def test_case_space_dashes_decimal_sign_and_range_words_do_not_matter() -> None:

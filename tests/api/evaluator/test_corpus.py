@@ -1,8 +1,8 @@
 """Answer spans follow their text through ingestion's cleaning, so chunk labels stay right."""
 
-from api.evaluation.corpus import WhitespaceFreeView, clean_set
-from api.evaluation.datasets import EvalSet, SourceDocument
-from api.evaluation.queries import AnswerSpan, EvalQuery
+from api.evaluator.corpus import WhitespaceFreeView, clean_set
+from api.evaluator.datasets import EvalSet, SourceDocument
+from api.evaluator.queries import AnswerSpan, EvalQuery
 
 SOURCE = (
     "Influenza in 1918\n\n"

@@ -6,7 +6,7 @@ is among the retrieved passages (the `sources` event) and whether one of those p
 quote, the generated answer, the `support` event, the final state and stop reason, and the time from arrival to
 the `quote` event and to the first text. Reported: document Hit@k and chunk recall (the key fact in one of the k
 passages shown) next to the key-fact rate of the quote and of the answer (the question's `answer` key phrase,
-normalised: `api.evaluation.key_facts`), the quote's rate where a passage holds the fact, the share of generated
+normalised: `api.evaluator.key_facts`), the quote's rate where a passage holds the fact, the share of generated
 sentences supported and flagged, supported sentences of answers that miss the key fact ("cited but not the
 answer"), generated numbers shown without support (each flagged), "niet gevonden" on unanswerable and on
 answerable questions, looping answers (stopped by the repetition guard), and the timings. The web page's report
@@ -34,9 +34,9 @@ from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.csvfile import csv_text
 from api.database_schema import migrate
-from api.evaluation.key_facts import holds_key_fact
-from api.evaluation.queries import EvalQuery
-from api.evaluation.resolution import DocumentResolver
+from api.evaluator.key_facts import holds_key_fact
+from api.evaluator.queries import EvalQuery
+from api.evaluator.resolution import DocumentResolver
 from api.models import Conversation, MessageState, Role
 from api.services import users
 from ingest.database import get_engine

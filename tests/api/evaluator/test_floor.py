@@ -2,8 +2,8 @@
 
 import pytest
 
-from api.evaluation.floor import GROUPS, distributions, score_groups
-from api.evaluation.judgement import QueryOutcome, ScoredResult
+from api.evaluator.floor import GROUPS, distributions, score_groups
+from api.evaluator.judgement import QueryOutcome, ScoredResult
 
 RELEVANT, IRRELEVANT, UNANSWERABLE = GROUPS
 

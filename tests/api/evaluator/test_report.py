@@ -1,7 +1,7 @@
 """Side-by-side reports: averages over judged questions only, exclusions counted, winners named per metric."""
 
-from api.evaluation.judgement import QueryOutcome
-from api.evaluation.report import ConfigurationResult, EvaluationReport, hybrid_against_legs
+from api.evaluator.judgement import QueryOutcome
+from api.evaluator.report import ConfigurationResult, EvaluationReport, hybrid_against_legs
 
 
 def outcome(

@@ -4,8 +4,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from api.evaluation.judgement import QueryOutcome
-from api.evaluation.metrics import Summary, summarise
+from api.evaluator.judgement import QueryOutcome
+from api.evaluator.metrics import Summary, summarise
 
 Level = Literal["document", "chunk"]
 LEVELS: tuple[Level, ...] = ("document", "chunk")

@@ -1,8 +1,8 @@
 """Judging ranked chunks: document level counts chunk positions, chunk level needs most of an answer span."""
 
-from api.evaluation.judgement import Retrieved, ScoredResult, holds_most_of, judge
-from api.evaluation.queries import AnswerSpan, EvalQuery
-from api.evaluation.resolution import DocumentResolver, IndexedDocument
+from api.evaluator.judgement import Retrieved, ScoredResult, holds_most_of, judge
+from api.evaluator.queries import AnswerSpan, EvalQuery
+from api.evaluator.resolution import DocumentResolver, IndexedDocument
 
 RESOLVER = DocumentResolver(
     [IndexedDocument(id=name, title=f"Titel {name}", file_name=f"{name}.pdf") for name in ("A", "B", "C")]

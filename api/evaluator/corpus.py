@@ -12,8 +12,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from api.evaluation.datasets import EvalSet, SourceDocument
-from api.evaluation.queries import AnswerSpan, EvalQuery
+from api.evaluator.datasets import EvalSet, SourceDocument
+from api.evaluator.queries import AnswerSpan, EvalQuery
 from ingest.cleaning import clean_line, join_lines
 from ingest.document_text import DocumentText, single_page
 from ingest.metadata import DocumentTags, document_tags

@@ -1,6 +1,6 @@
 """Evaluators name documents by id, file name or title; anything else resolves to nothing."""
 
-from api.evaluation.resolution import DocumentResolver, IndexedDocument
+from api.evaluator.resolution import DocumentResolver, IndexedDocument
 
 CATALOGUE = [
     IndexedDocument(id="doc-1", title="Pijnbeleid bij kinderen", file_name="pijnbeleid_kinderen.pdf"),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from api.evaluation.configs import STUDY, ConfigError, RetrievalConfig, parse_config
+from api.evaluator.configs import STUDY, ConfigError, RetrievalConfig, parse_config
 
 
 def test_a_configuration_names_only_what_it_changes() -> None:
