@@ -23,6 +23,7 @@ from pathlib import Path
 import torch
 
 from api.answers.quotes import QuoteRule, Similarity, embedder_similarity, select_quote
+from api.answers.source import Source
 from api.chat.sources import source
 from api.evaluator.configs import RetrievalConfig
 from api.evaluator.corpus import read_pdf_folder
@@ -77,7 +78,7 @@ class Asked:
     question: str
     answerable: bool
     phrases: tuple[str, ...]
-    sources: list[dict[str, object]]
+    sources: list[Source]
     seconds: float
 
 

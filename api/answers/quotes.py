@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from api.answers.matching import Claim, numbers
 from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
+from api.answers.source import Source
 from api.answers.stems import StemVocabulary
 from api.dutch import Vocabulary
 
@@ -116,7 +117,7 @@ class _Candidate:
 
 def select_quote(
     question: str,
-    sources: Sequence[dict[str, Any]],
+    sources: Sequence[Source],
     rule: QuoteRule = QuoteRule(),
     similarity: Similarity | None = None,
 ) -> dict[str, Any] | None:
@@ -196,7 +197,7 @@ def _word_weights(
     }
 
 
-def _candidates(sources: Sequence[dict[str, Any]], rule: QuoteRule) -> Iterator[_Candidate]:
+def _candidates(sources: Sequence[Source], rule: QuoteRule) -> Iterator[_Candidate]:
     """Every sentence of every passage, headings excepted (they are context for the sentences under them)."""
     vocabulary = StemVocabulary if rule.word_forms else Vocabulary
     for index, source in enumerate(sources):
@@ -216,9 +217,7 @@ def _candidates(sources: Sequence[dict[str, Any]], rule: QuoteRule) -> Iterator[
             yield _Candidate(index, sentence, following, own, held, rank)
 
 
-def _quote(
-    score: float, candidate: _Candidate, source: dict[str, Any], rule: QuoteRule
-) -> dict[str, Any] | None:
+def _quote(score: float, candidate: _Candidate, source: Source, rule: QuoteRule) -> dict[str, Any] | None:
     start, end = candidate.sentence.start, candidate.sentence.end
     if candidate.sentence.text.endswith(":") and candidate.following:
         first, *rest = candidate.following

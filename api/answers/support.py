@@ -19,6 +19,7 @@ from typing import Any
 
 from api.answers.matching import Claim, Match, match
 from api.answers.sentences import Sentence, split_sentences
+from api.answers.source import Source
 
 MIN_SUPPORT = 0.6  # share of a sentence's content words one passage sentence must hold (and all its numbers)
 
@@ -37,7 +38,7 @@ class Support:
 
 
 def support(
-    answer: str, sources: Sequence[dict[str, Any]], min_support: float = MIN_SUPPORT, question: str = ""
+    answer: str, sources: Sequence[Source], min_support: float = MIN_SUPPORT, question: str = ""
 ) -> Support:
     """The answer's sentences (docs/api.md `AnswerSentence`) and whether most of them are unsupported."""
     passages = [

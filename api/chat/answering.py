@@ -21,6 +21,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 
 from api.answers.quotes import select_quote
+from api.answers.source import Source
 from api.answers.support import Support, support
 from api.chat import storage
 from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence, says_not_found
@@ -96,7 +97,7 @@ class Prepared:
 
     question: Question
     state: MessageState
-    sources: list[dict[str, Any]]
+    sources: list[Source]
     stats: dict[str, Any]
     started: float
     quote: dict[str, Any] | None = None

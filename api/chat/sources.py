@@ -1,12 +1,11 @@
 """What the user sees of a retrieved chunk (docs/api.md `Source`) and what the worker gets of it."""
 
-from typing import Any
-
+from api.answers.source import Source
 from ingest.chunking import indexed_text
 from ingest.retrieval import RetrievedChunk
 
 
-def source(chunk: RetrievedChunk) -> dict[str, Any]:
+def source(chunk: RetrievedChunk) -> Source:
     """The chunk as the viewer needs it: `passage` is the cleaned passage it highlights (no `Titel:` prefix)."""
     return {
         "document_id": chunk.document_id,

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from api.answers.source import Source
 from api.chat.instances import THIS_INSTANCE, streaming_on_a_live_instance
 from api.models import Conversation, Message, MessageState, User
 from api.services import conversations
@@ -71,7 +72,7 @@ def create_message(
     *,
     state: MessageState,
     retrieval_only: bool,
-    sources: list[dict[str, Any]],
+    sources: list[Source],
     stats: dict[str, Any],
     answer: str = "",
     model: str | None = None,
