@@ -1,4 +1,7 @@
-"""The product's RAG prompt: the question and its retrieved chunks in the bracket template, and where answers end.
+"""The product's RAG prompt: the question and its passages in the bracket template, and where answers end.
+
+The passages are the retrieved chunks, after the chosen quote when the chat puts it first (`prompt_passages` in
+api/chat/sources.py, setting ANSWER_QUOTE_FIRST).
 
 The API renders the prompt and sends it to the worker with these stop strings and the chunks as CASD's context
 (docs/worker.md): the worker is a generic generation service that knows no template. The bracket style is

@@ -4,8 +4,9 @@
 ingests the PDFs into a temporary embedded index with ingestion's own pipeline (parse, clean, title, 800/160
 chunks, the configured embedder), asks every question through the chat's retriever (hybrid, α 0.7, top 3 unless
 configured) and writes one worker request per question (docs/worker.md): `{"id", "category", "question", "prompt",
-"context", "stop", "sources"}`. `context` holds the chunks as indexed (`Titel: …\\nTekst: …`), `prompt` is the
-product's template around them (api/prompting.py), `stop` its markers.
+"context", "stop", "sources", "quote"}`. `context` holds the passages the chat gives the generator (the chunks as
+indexed, `Titel: …\\nTekst: …`, after the chosen quote when the chat puts it first: api/chat/sources.py), `prompt`
+is the product's template around them (api/prompting.py), `stop` its markers, `quote` the quoted sentence or null.
 `python -m research.rag_prompts --squad xquad.en.json --out FILE.jsonl` renders SQuAD as RAG instead: the first question
 of each of the first 80 paragraphs, its paragraph as the only chunk (an English control set).
 Benchmarks read either file: `python -m speculative.bench --prompts rag:FILE.jsonl`.
@@ -20,8 +21,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from api.answers.quotes import select_quote
+from api.chat.settings import DEFAULT_QUOTE_FIRST
+from api.chat.sources import prompt_passages, source
 from api.prompting import ANSWER_STOP_STRINGS, DEFAULT_HOSPITAL, build_rag_prompt
-from ingest.chunking import indexed_text
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
@@ -99,11 +102,18 @@ def prompt_inputs(retriever: Retriever, questions: Sequence[str]) -> Iterator[di
 
 
 def retrieved_request(
-    request_id: str, category: str, question: str, retrieved: Sequence[RetrievedChunk]
+    request_id: str,
+    category: str,
+    question: str,
+    retrieved: Sequence[RetrievedChunk],
+    quote_first: bool = DEFAULT_QUOTE_FIRST,
 ) -> dict[str, Any]:
-    """The request for the retrieved chunks, as indexed (`Titel: …\\nTekst: …`), with where they came from."""
-    chunks = [indexed_text(chunk.title, chunk.text) for chunk in retrieved]
-    return rendered_request(request_id, category, question, chunks) | {
+    """The request for the retrieved chunks as the chat sends it (the chosen quote first when `quote_first`), with
+    where they came from."""
+    quote = select_quote(question, [source(chunk) for chunk in retrieved]) if quote_first else None
+    passages = prompt_passages(retrieved, quote, quote_first)
+    return rendered_request(request_id, category, question, passages) | {
+        "quote": quote["text"] if quote is not None else None,
         "sources": [
             {
                 "title": chunk.title,

@@ -26,7 +26,7 @@ from api.answers.support import Support, support
 from api.chat import storage
 from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence, says_not_found
 from api.chat.runtime import ChatRuntime
-from api.chat.sources import prompt_chunk, source
+from api.chat.sources import prompt_passages, source
 from api.chat.stopping import until_stopped
 from api.chat.workers import (
     Delta,
@@ -174,10 +174,11 @@ async def _decided(
     stats["quote_seconds"] = time.perf_counter() - quoting
     if question.retrieval_only:
         return Prepared(question, MessageState.retrieval_only, sources, stats, received, quote)
-    prompt = build_rag_prompt(question.text, [prompt_chunk(c) for c in retrieval.chunks], runtime.hospital)
+    passages = prompt_passages(retrieval.chunks, quote, runtime.settings.answer_quote_first)
+    prompt = build_rag_prompt(question.text, passages, runtime.hospital)
     request = GenerationRequest(
         prompt=prompt,
-        context=[prompt_chunk(chunk) for chunk in retrieval.chunks],
+        context=passages,
         stop=list(ANSWER_STOP_STRINGS),
         max_new_tokens=runtime.settings.answer_max_new_tokens,
         deadline_seconds=runtime.settings.answer_deadline_seconds,

@@ -1,5 +1,8 @@
 """What the user sees of a retrieved chunk (docs/api.md `Source`) and what the worker gets of it."""
 
+from collections.abc import Sequence
+from typing import Any
+
 from api.answers.source import Source
 from ingest.chunking import indexed_text
 from ingest.retrieval import RetrievedChunk
@@ -21,3 +24,14 @@ def source(chunk: RetrievedChunk) -> Source:
 def prompt_chunk(chunk: RetrievedChunk) -> str:
     """The chunk as it was indexed (`Titel: …\\nTekst: …`): the title tells the model what the passage is about."""
     return indexed_text(chunk.title, chunk.text)
+
+
+def prompt_passages(
+    chunks: Sequence[RetrievedChunk], quote: dict[str, Any] | None, quote_first: bool
+) -> list[str]:
+    """The passages the generator reads, in order: the retrieved chunks, after the chosen quote (docs/api.md
+    `Quote`) as a passage of its own when `quote_first` and there is one."""
+    passages = [prompt_chunk(chunk) for chunk in chunks]
+    if quote_first and quote is not None:
+        return [indexed_text(str(quote.get("title") or ""), str(quote["text"])), *passages]
+    return passages

@@ -57,7 +57,9 @@ def test_each_distinct_prompt_is_written_once_and_every_case_names_it() -> None:
 
     assert [request["id"] for request in requests] == ["abstention-1", "abstention-2"]
     first = requests[0]
-    assert first["context"] == ["Titel: Glucagon bij volwassenen\nTekst: " + ADULT.text]
+    passage = "Titel: Glucagon bij volwassenen\nTekst: " + ADULT.text
+    assert first["context"] == [passage, passage]  # the chat's prompt: the quoted sentence, then the passages
+    assert first["quote"] == ADULT.text
     assert first["prompt"] == build_rag_prompt("glucagon dosis hypoglykemie", first["context"])
     assert first["sources"] == [{"title": "Glucagon bij volwassenen", "pages": [1, 1], "score": 0.9}]
     assert [(c.answerable, c.coverage_abstains, c.prompt_id) for c in cases] == [

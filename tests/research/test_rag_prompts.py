@@ -54,15 +54,18 @@ def test_each_question_gets_its_top_chunks_in_the_indexed_format_with_their_sour
         "hoe lang mag de stuwband blijven zitten",
     ]
     for line in lines:
-        assert len(line["context"]) == len(line["sources"]) == 2
-        assert all(chunk.startswith("Titel: ") and "\nTekst: " in chunk for chunk in line["context"])
+        quoted, chunks = line["context"][:1], line["context"][1:]  # the chat puts the chosen quote first
+        assert quoted == [f"Titel: {line['sources'][0]['title']}\nTekst: {line['quote']}"]
+        assert len(chunks) == len(line["sources"]) == 2
+        assert all(chunk.startswith("Titel: ") and "\nTekst: " in chunk for chunk in chunks)
         assert all(
             chunk.startswith(f"Titel: {source['title']}\n")
-            for chunk, source in zip(line["context"], line["sources"], strict=True)
+            for chunk, source in zip(chunks, line["sources"], strict=True)
         )
         assert line["prompt"] == build_rag_prompt(line["question"], line["context"])
         assert line["stop"] == list(ANSWER_STOP_STRINGS)
         assert line["category"] == "dutch_rag"
+    assert "30 seconden" in lines[0]["quote"]  # the sentence (here a table row) that answers
     assert lines[0]["sources"][0]["title"] == "Handhygiëne en handalcohol"
     assert lines[1]["sources"][0]["title"] == "Veneuze bloedafname"
 

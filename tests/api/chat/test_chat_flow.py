@@ -32,8 +32,9 @@ def expected_prompt(question: str, sources: list[dict[str, str]]) -> str:
 
 
 def test_a_question_streams_its_sources_then_the_answer_and_the_worker_got_exactly_the_bracketed_prompt(
-    clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
+    chat_settings: ChatSettings, clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
 ) -> None:
+    chat_settings.answer_quote_first = False  # the source system's template: the retrieved passages only
     client, conversation_id = clinician("ann")
 
     events = ask(client, conversation_id, question=ANSWERABLE)
@@ -79,6 +80,23 @@ def test_a_question_streams_its_sources_then_the_answer_and_the_worker_got_exact
     assert stored.sources == sources
     assert stored.model and stored.method == "casd"
     assert stored.finished_at is not None
+
+
+def test_by_default_the_worker_reads_the_quoted_sentence_before_the_retrieved_passages(
+    clinician: Clinician, relay: RecordingRelay
+) -> None:
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=ANSWERABLE)
+
+    sources = events[1][1]["sources"]
+    quote = events[2][1]["quote"]
+    assert quote["text"] == "3. Wrijf de handen 20 tot 30 seconden in tot ze volledig droog zijn."
+    quoted = {"title": quote["title"], "passage": quote["text"]}
+    [body] = relay.generate_bodies()
+    assert body["prompt"] == expected_prompt(ANSWERABLE, [quoted, *sources])
+    assert body["context"] == [f"Titel: {s['title']}\nTekst: {s['passage']}" for s in [quoted, *sources]]
+    assert events[-1][1]["state"] == "answered"
 
 
 def test_the_quote_precedes_the_first_delta_on_the_wire_and_the_stored_message_comes_back_with_it(
