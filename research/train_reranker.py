@@ -8,8 +8,9 @@ Training groups are one question, one passage that answers it and passages that 
 XQuAD is left out, so that its MRR stays a clean check, and so is the real test part (never trained or tuned on).
 
 The loss is listwise (softmax cross-entropy over each group). What is kept is small: the LoRA weights and the head
-(float16, `adapter.safetensors`) with `training.json`; `modelstore` builds the model folder from e5 and them
-(`modelstore/reranker.py`). `--out` also gets the finished folder (`model/`) for the evaluator.
+(float16, `adapter.safetensors`) with `training.json`; `--out` also gets the assembled cross-encoder folder
+(`model/`, `modelstore.reranker.assemble_reranker`), which the evaluator takes as
+`--config NAME=reranker=OUT/model`.
 """
 
 import argparse
