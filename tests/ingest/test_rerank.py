@@ -12,7 +12,7 @@ import pytest
 
 from ingest.chunking import indexed_text
 from ingest.embedding import Embedder
-from ingest.rerank import Reranker
+from ingest.rerank import Reranker, exit_unless_reranker_loadable
 from ingest.retrieval import QuestionTruncator, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
@@ -213,3 +213,15 @@ def test_a_model_that_is_nowhere_is_a_clear_error_naming_reranker_model(
         Reranker(str(tmp_path / "missing-folder"), model_cache)
     with pytest.raises(ValueError, match="turns reranking off"):
         Reranker("none", model_cache)
+
+
+def test_a_service_stops_at_start_naming_reranker_model_only_when_it_names_a_missing_model(
+    model_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    missing = IngestSettings(_env_file=None, model_cache=model_cache, reranker_model="no-such/reranker")  # type: ignore[call-arg,unused-ignore]
+    off = IngestSettings(_env_file=None, model_cache=model_cache, reranker_model="none")  # type: ignore[call-arg,unused-ignore]
+
+    with pytest.raises(SystemExit, match="error: RERANKER_MODEL='no-such/reranker' cannot be loaded"):
+        exit_unless_reranker_loadable(missing)
+    exit_unless_reranker_loadable(off)
