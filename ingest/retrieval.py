@@ -4,6 +4,11 @@ This is the source system's retriever: the question is embedded with the embedde
 run with Weaviate's relativeScoreFusion, and the best 3 chunks go into the prompt. Each chunk comes back with
 the fused score and each leg's scores, so the chat can show why it was chosen and the evaluation can study them.
 
+With a reranker (`ingest.rerank`, setting RERANKER_MODEL) hybrid search returns `RERANKER_CANDIDATES` chunks,
+the relevance floor drops those below it by their fused score as without one (so "not found" does not change),
+and the cross-encoder orders the rest: the best `top_k` reach the chat, each with its reranker score beside the
+fused and leg scores. Without a reranker the chunks come in the hybrid order.
+
 Metadata filters (audience, department, document ids) let a paediatrician see the children's version of a
 procedure. A relevance floor on the fused score lets the chat say "not found" when nothing scores above it;
 the evaluation report (`python -m research.evaluate`, section "Relevance floor") shows how the scores of relevant and
@@ -13,7 +18,7 @@ are cut to its maximum, with a warning, and both legs search the same cut text.
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -21,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from ingest.rerank import Reranker, pair_text
 from ingest.search.types import LegScores, SearchFilter, SearchHit, SearchIndex
 from ingest.settings import DEFAULT_ALPHA, DEFAULT_TOP_K, IngestSettings
 from modelstore.production import require_model
@@ -57,6 +63,7 @@ class RetrievedChunk:
     dense: LegScores | None
     bm25: LegScores | None
     chunk_index: int = 0
+    rerank_score: float | None = None  # the cross-encoder's score when a reranker ordered the chunks
 
 
 @dataclass(frozen=True)
@@ -109,23 +116,34 @@ class Retriever:
         alpha: float = DEFAULT_ALPHA,
         top_k: int = DEFAULT_TOP_K,
         relevance_floor: float = 0.0,
+        reranker: Reranker | None = None,
+        rerank_candidates: int = 20,
     ) -> None:
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"alpha must lie in [0, 1], got {alpha}")
         if top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
+        if rerank_candidates < 1:
+            raise ValueError(f"rerank_candidates must be at least 1, got {rerank_candidates}")
         self._index = index
         self._embedder = embedder
         self._truncator = truncator
         self.alpha = alpha
         self.top_k = top_k
         self.relevance_floor = relevance_floor
+        self.reranker = reranker
+        self.rerank_candidates = rerank_candidates
 
     @classmethod
     def from_settings(
-        cls, settings: IngestSettings, index: SearchIndex, embedder: QueryEmbedder
+        cls,
+        settings: IngestSettings,
+        index: SearchIndex,
+        embedder: QueryEmbedder,
+        reranker: Reranker | None = None,
     ) -> "Retriever":
-        """The retriever the chat uses: α, top k and relevance floor as the deployment configured them."""
+        """The retriever the chat uses: α, top k, relevance floor and reranking as the deployment configured them
+        (`reranker` when given, else the one RERANKER_MODEL names, loaded here)."""
         return cls(
             index,
             embedder,
@@ -133,6 +151,8 @@ class Retriever:
             alpha=settings.retrieval_alpha,
             top_k=settings.retrieval_top_k,
             relevance_floor=settings.relevance_floor,
+            reranker=reranker or Reranker.from_settings(settings),
+            rerank_candidates=settings.reranker_candidates,
         )
 
     def retrieve(
@@ -166,12 +186,25 @@ class Retriever:
         top_k: int | None = None,
         filters: SearchFilter | None = None,
     ) -> Retrieval:
-        """Hybrid search for a prepared question and its vector; chunks below the relevance floor are dropped."""
-        hits = self._index.hybrid_search(
-            text, vector, alpha=self.alpha, limit=top_k or self.top_k, filters=filters
-        )
-        chunks = tuple(_retrieved(hit) for hit in hits if hit.score >= self.relevance_floor)
-        return Retrieval(question=text, truncated=truncated, chunks=chunks)
+        """Hybrid search for a prepared question and its vector; chunks below the relevance floor are dropped,
+        and a reranker orders the first `rerank_candidates` of the rest (those after them follow in hybrid order).
+        """
+        limit = top_k or self.top_k
+        fetched = max(limit, self.rerank_candidates) if self.reranker is not None else limit
+        hits = self._index.hybrid_search(text, vector, alpha=self.alpha, limit=fetched, filters=filters)
+        chunks = [_retrieved(hit) for hit in hits if hit.score >= self.relevance_floor]
+        if self.reranker is not None:
+            chunks = reranked(self.reranker, text, chunks, self.rerank_candidates)
+        return Retrieval(question=text, truncated=truncated, chunks=tuple(chunks[:limit]))
+
+
+def reranked(
+    reranker: Reranker, question: str, chunks: list[RetrievedChunk], candidates: int
+) -> list[RetrievedChunk]:
+    """The first `candidates` chunks in the reranker's order, each with its score, then the others unchanged."""
+    head, tail = chunks[:candidates], chunks[candidates:]
+    order = reranker.order(question, [pair_text(chunk.title, chunk.text) for chunk in head])
+    return [replace(head[i], rerank_score=score) for i, score in order] + tail
 
 
 def _retrieved(hit: SearchHit) -> RetrievedChunk:

@@ -77,6 +77,17 @@ class IngestSettings(BaseSettings):
     retrieval_top_k: int = Field(
         DEFAULT_TOP_K, ge=1, le=50, description="Chunks the chat puts in the prompt (the source system's 3)."
     )
+    reranker_model: str = Field(
+        "",
+        description="Cross-encoder that orders the hybrid candidates (Hugging Face name or folder, e.g. "
+        "BAAI/bge-reranker-v2-m3); empty or none = no reranking.",
+    )
+    reranker_candidates: int = Field(
+        20,
+        ge=1,
+        le=100,
+        description="Hybrid results the reranker orders; the best RETRIEVAL_TOP_K reach the chat.",
+    )
     relevance_floor: float = Field(
         0.0,
         ge=0.0,

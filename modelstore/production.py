@@ -51,6 +51,7 @@ class ConfiguredModels(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     embedding_model: str | None = None
+    reranker_model: str | None = None
     generator_model: str | None = None
     eagle_head: str | None = None
     model_cache: Path = Path(".models")
@@ -59,6 +60,7 @@ class ConfiguredModels(BaseSettings):
         """Setting → model name, for the models that are set."""
         named = {
             "EMBEDDING_MODEL": self.embedding_model,
+            "RERANKER_MODEL": self.reranker_model if names_a_model(self.reranker_model) else None,
             "GENERATOR_MODEL": self.generator_model,
             "EAGLE_HEAD": self.eagle_head,
         }
@@ -71,6 +73,11 @@ class Fetched:
     folder: Path
     source: str
     copied: bool
+
+
+def names_a_model(value: str | None) -> bool:
+    """Whether an optional model setting (RERANKER_MODEL) names a model: unset, empty, "none" and "off" do not."""
+    return value is not None and value.strip().lower() not in ("", "none", "off")
 
 
 def require_model(name: str, cache_dir: Path, setting: str) -> str:

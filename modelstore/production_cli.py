@@ -23,7 +23,7 @@ def add_commands(commands: Any) -> list[argparse.ArgumentParser]:
         "--models",
         nargs="+",
         metavar="NAME",
-        help="these instead of EMBEDDING_MODEL, GENERATOR_MODEL, EAGLE_HEAD",
+        help="these instead of EMBEDDING_MODEL, RERANKER_MODEL, GENERATOR_MODEL, EAGLE_HEAD",
     )
     check_command = commands.add_parser(
         "check", help="exit 1, naming each one, when a configured model cannot be loaded"
@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "fetch":
         names = args.models or list(configured.by_setting().values())
         if not names:
-            print("nothing to fetch: set EMBEDDING_MODEL, GENERATOR_MODEL or EAGLE_HEAD, or pass --models")
+            print(
+                "nothing to fetch: set EMBEDDING_MODEL, RERANKER_MODEL, GENERATOR_MODEL or EAGLE_HEAD, or pass --models"
+            )
             return 1
         for result in fetch(names, args.cache, args.source, os.environ.get("HF_TOKEN") or None):
             action = f"fetched from {result.source}" if result.copied else "already in the cache, verified"

@@ -1,13 +1,16 @@
-"""Retrieval configurations to compare: `NAME=alpha=0.7,title=on,chunk=800/160,embedder=intfloat/…`.
+"""Retrieval configurations to compare: `NAME=alpha=0.7,title=on,chunk=800/160,embedder=intfloat/…,reranker=…`.
 
 Unnamed settings keep the production default (the source study's best: α 0.7, title prefix, 800/160, and the
-offline multilingual embedder standing in for BGE-M3). `STUDY` is the comparison the issue asks for: every α
+offline multilingual embedder standing in for BGE-M3, no reranker). `STUDY` is the comparison the issue asks for: every α
 from BM25 only to dense only, without the title prefix, another chunking, and another embedder.
 """
 
 from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ingest.settings import IngestSettings
+from modelstore.production import names_a_model
 
 DEFAULT_EMBEDDER = "intfloat/multilingual-e5-small"
 ALTERNATIVE_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
@@ -24,7 +27,7 @@ _SWITCHES = {
 
 
 class RetrievalConfig(BaseModel):
-    """What one column of the report varies: fusion weight, title prefix, chunking, embedder."""
+    """What one column of the report varies: fusion weight, title prefix, chunking, embedder, reranker."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -33,6 +36,8 @@ class RetrievalConfig(BaseModel):
     chunk_size: int = Field(800, ge=100)
     chunk_overlap: int = Field(160, ge=0)
     embedder: str = Field(DEFAULT_EMBEDDER, min_length=1)
+    reranker: str = Field("", description="Cross-encoder over the hybrid candidates; empty = none.")
+    candidates: int = Field(20, ge=1, le=100, description="Hybrid results the reranker orders.")
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> Self:
@@ -41,8 +46,8 @@ class RetrievalConfig(BaseModel):
         return self
 
     def index_key(self) -> tuple[bool, int, int, str]:
-        """What the index depends on; α is applied at query time, so configurations differing only in α
-        can search the same index without changing a single result."""
+        """What the index depends on; α and the reranker are applied at query time, so configurations differing
+        only in them can search the same index without changing a single result."""
         return (self.title_prefix, self.chunk_size, self.chunk_overlap, self.embedder)
 
     def describe(self) -> dict[str, str]:
@@ -51,7 +56,20 @@ class RetrievalConfig(BaseModel):
             "title": "on" if self.title_prefix else "off",
             "chunk": f"{self.chunk_size}/{self.chunk_overlap}",
             "embedder": self.embedder,
+            **({"reranker": f"{self.reranker} over {self.candidates}"} if self.reranker else {}),
         }
+
+
+def deployed_config(settings: IngestSettings) -> RetrievalConfig:
+    """The configuration the deployment's chat searches with (its α, chunking, embedder and reranker)."""
+    return RetrievalConfig(
+        alpha=settings.retrieval_alpha,
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+        embedder=settings.embedding_model,
+        reranker=settings.reranker_model if names_a_model(settings.reranker_model) else "",
+        candidates=settings.reranker_candidates,
+    )
 
 
 class ConfigError(ValueError):
@@ -59,7 +77,8 @@ class ConfigError(ValueError):
 
 
 def parse_config(argument: str) -> tuple[str, RetrievalConfig]:
-    """`NAME=key=value,key=value`: keys `alpha`, `title` (on/off), `chunk` (SIZE/OVERLAP), `embedder`."""
+    """`NAME=key=value,key=value`: keys `alpha`, `title` (on/off), `chunk` (SIZE/OVERLAP), `embedder`,
+    `reranker` (a model name or folder), `candidates` (how many hybrid results it orders)."""
     name, separator, settings = argument.partition("=")
     if not separator or not name.strip():
         raise ConfigError(
@@ -82,6 +101,10 @@ def _field(argument: str, key: str, value: str) -> dict[str, object]:
         return {"alpha": value}
     if key == "embedder":
         return {"embedder": value}
+    if key == "reranker":
+        return {"reranker": "" if value.lower() in ("none", "off") else value}
+    if key == "candidates":
+        return {"candidates": value}
     if key == "title":
         if value.lower() not in _SWITCHES:
             raise ConfigError(f"{argument!r}: title must be on or off, got {value!r}")
@@ -91,7 +114,9 @@ def _field(argument: str, key: str, value: str) -> dict[str, object]:
         if not slash:
             raise ConfigError(f"{argument!r}: chunk must be SIZE/OVERLAP, e.g. 800/160, got {value!r}")
         return {"chunk_size": size, "chunk_overlap": overlap}
-    raise ConfigError(f"{argument!r}: unknown setting {key!r} (known: alpha, title, chunk, embedder)")
+    raise ConfigError(
+        f"{argument!r}: unknown setting {key!r} (known: alpha, title, chunk, embedder, reranker, candidates)"
+    )
 
 
 STUDY: dict[str, RetrievalConfig] = {

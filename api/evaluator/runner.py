@@ -1,7 +1,7 @@
 """Running configurations: each distinct index (chunking, title prefix, embedder) is built in its own temporary
 folder with ingestion's own pipeline (`ingest.pipeline.chunk_records`, the embedder, the embedded index), then
 every question is asked through the chat's `Retriever` (stripped, cut to the embedder's maximum, embedded with
-the query prompt) and judged, so a report measures what clinicians get.
+the query prompt, reranked when the configuration names a reranker) and judged, so a report measures what clinicians get.
 
 Configurations that differ only in α share their index: α is applied at query time, so sharing changes no result
 and saves re-embedding the corpus once per α. Prepared questions and their vectors are computed once per embedder.
@@ -9,6 +9,7 @@ and saves re-embedding the corpus once per α. Prepared questions and their vect
 
 import logging
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from api.evaluator.report import ConfigurationResult
 from api.evaluator.resolution import DocumentResolver, IndexedDocument
 from ingest.embedding import Embedder
 from ingest.pipeline import chunk_records
+from ingest.rerank import Reranker
 from ingest.retrieval import QuestionTruncator, RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import SearchIndex
@@ -50,16 +52,38 @@ class Embedders:
         self._settings = settings
         self._loaded: dict[str, Embedder] = {}
         self._prepared: dict[str, PreparedQuestions] = {}
+        self._rerankers: dict[str, Reranker] = {}
 
     def get(self, name: str) -> Embedder:
         if name not in self._loaded:
             self._loaded[name] = Embedder.from_settings(self._settings, name)
         return self._loaded[name]
 
-    def retriever(self, name: str, index: SearchIndex, alpha: float) -> Retriever:
-        """The chat's retriever over `index` with this embedder, returning the first 50 chunks, no floor."""
-        truncator = QuestionTruncator.for_model(name, self._settings.model_cache)
-        return Retriever(index, self.get(name), truncator, alpha=alpha, top_k=DEPTH, relevance_floor=0.0)
+    def reranker(self, name: str) -> Reranker | None:
+        """The cross-encoder `name` (loaded once, on the settings' device and dtype); None for no name."""
+        if not name:
+            return None
+        if name not in self._rerankers:
+            settings = self._settings
+            self._rerankers[name] = Reranker(
+                name, settings.model_cache, settings.device, settings.dtype, settings.embedding_batch_size
+            )
+        return self._rerankers[name]
+
+    def retriever(self, config: RetrievalConfig, index: SearchIndex) -> Retriever:
+        """The chat's retriever over `index` with the configuration's embedder, α and reranker, returning the
+        first 50 chunks, no floor."""
+        truncator = QuestionTruncator.for_model(config.embedder, self._settings.model_cache)
+        return Retriever(
+            index,
+            self.get(config.embedder),
+            truncator,
+            alpha=config.alpha,
+            top_k=DEPTH,
+            relevance_floor=0.0,
+            reranker=self.reranker(config.reranker),
+            rerank_candidates=config.candidates,
+        )
 
     def prepared(self, name: str, retriever: Retriever, questions: Sequence[str]) -> PreparedQuestions:
         """Every question prepared and embedded as `Retriever.retrieve` does it; once per embedder."""
@@ -103,7 +127,7 @@ def run_configurations(
             index = build_index(documents, first, embedders.get(first.embedder), Path(folder))
             try:
                 for name in names:
-                    retriever = embedders.retriever(first.embedder, index, configs[name].alpha)
+                    retriever = embedders.retriever(configs[name], index)
                     prepared = embedders.prepared(first.embedder, retriever, [q.question for q in queries])
                     outcomes = ask_all(retriever, queries, prepared, resolver, name)
                     results[name] = ConfigurationResult(name, configs[name].describe(), outcomes)
@@ -150,11 +174,21 @@ def ask_all(
     """Each question's first 50 chunks as the chat's retriever returns them, judged."""
     asked = zip(queries, prepared.texts, prepared.truncated, prepared.vectors, strict=True)
     outcomes = []
+    seconds = []
     for query, text, truncated, vector in tqdm(
         asked, total=len(queries), desc=f"asking {name}".strip(), unit="question", dynamic_ncols=True
     ):
+        began = time.perf_counter()
         retrieval = retriever.search(text, vector, truncated)
+        seconds.append(time.perf_counter() - began)
         outcomes.append(judge(query, [retrieved(chunk) for chunk in retrieval.chunks], resolver))
+    if seconds:
+        log.info(
+            "%s: search (and rerank) per question: median %.0f ms, p95 %.0f ms",
+            name or "search",
+            1000 * float(np.median(seconds)),
+            1000 * float(np.percentile(seconds, 95)),
+        )
     return tuple(outcomes)
 
 

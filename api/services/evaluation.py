@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from api.chat.instances import alive, live_instances
 from api.chat.runtime import ChatRuntime
 from api.evaluator.answer_quality import ask_through_chat, summarise, write_answer_report
+from api.evaluator.configs import deployed_config
 from api.evaluator.export import write_report
 from api.evaluator.plots import cumulative_hits_figure, rank_density_figure
 from api.evaluator.queries import EvalQuery, QueryFileError, parse_csv
@@ -273,11 +274,13 @@ def run_report(
 
     def retrieval_report(name: str, queries: list[EvalQuery], resolver: DocumentResolver) -> Written:
         embedders = Embedders(settings)
-        retriever = embedders.retriever(settings.embedding_model, index(), settings.retrieval_alpha)
+        retriever = embedders.retriever(deployed_config(settings), index())
         prepared = embedders.prepared(settings.embedding_model, retriever, [q.question for q in queries])
         _set_state(database_url, report_id, progress=0.5)
         outcomes = ask_all(retriever, queries, prepared, resolver)
         settings_used = {"alpha": f"{settings.retrieval_alpha:g}", "embedder": settings.embedding_model}
+        if retriever.reranker is not None:
+            settings_used["reranker"] = f"{settings.reranker_model} over {settings.reranker_candidates}"
         result = ConfigurationResult(CONFIGURATION, settings_used, outcomes)
         note = f"{_asked(queries)}, gezocht in de geïndexeerde documenten zoals de chat zoekt."
         report = Report(name, (result,), (note,), CONFIGURATION)

@@ -255,10 +255,15 @@ def test_each_service_stops_at_start_naming_the_missing_model(
 def test_check_names_each_missing_model_and_fails(tmp_path: Path) -> None:
     result = _start(
         [sys.executable, "-m", "modelstore", "check"],
-        {"EMBEDDING_MODEL": PRODUCTION_NAME, "GENERATOR_MODEL": "meta-llama/Meta-Llama-3-8B-Instruct"},
+        {
+            "EMBEDDING_MODEL": PRODUCTION_NAME,
+            "RERANKER_MODEL": "BAAI/bge-reranker-v2-m3",
+            "GENERATOR_MODEL": "meta-llama/Meta-Llama-3-8B-Instruct",
+        },
         tmp_path,
     )
 
     assert result.returncode == 1
     assert "EMBEDDING_MODEL='BAAI/bge-m3' cannot be loaded" in result.stdout
+    assert "RERANKER_MODEL='BAAI/bge-reranker-v2-m3' cannot be loaded" in result.stdout
     assert "GENERATOR_MODEL='meta-llama/Meta-Llama-3-8B-Instruct' cannot be loaded" in result.stdout

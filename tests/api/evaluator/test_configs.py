@@ -2,7 +2,8 @@
 
 import pytest
 
-from api.evaluator.configs import STUDY, ConfigError, RetrievalConfig, parse_config
+from api.evaluator.configs import STUDY, ConfigError, RetrievalConfig, deployed_config, parse_config
+from ingest.settings import IngestSettings
 
 
 def test_a_configuration_names_only_what_it_changes() -> None:
@@ -43,6 +44,7 @@ def test_every_setting_can_be_given() -> None:
         ("x=chunk=800", "SIZE/OVERLAP"),
         ("x=chunk=400/400", "overlap 400 must be below chunk size 400"),
         ("x=k1=1.2", "unknown setting 'k1'"),
+        ("x=reranker=some/model,candidates=0", "greater than or equal to 1"),
         ("x=alpha", "'alpha' is not key=value"),
     ],
 )
@@ -57,3 +59,23 @@ def test_configurations_that_differ_only_in_alpha_share_an_index() -> None:
     assert RetrievalConfig(alpha=0.0).index_key() == RetrievalConfig(alpha=1.0).index_key()
     assert len(keys) == 4  # default, no title, other chunking, other embedder
     assert {config.alpha for config in STUDY.values()} == {0.0, 0.3, 0.5, 0.7, 1.0}
+
+
+def test_a_reranker_is_named_with_the_candidates_it_orders_and_searches_the_same_index() -> None:
+    _name, config = parse_config("reranked=reranker=vraagbaak/reranker-e5-small,candidates=30")
+
+    assert (config.reranker, config.candidates) == ("vraagbaak/reranker-e5-small", 30)
+    assert config.describe()["reranker"] == "vraagbaak/reranker-e5-small over 30"
+    assert config.index_key() == RetrievalConfig().index_key()
+    assert parse_config("plain=reranker=none")[1] == RetrievalConfig()
+
+
+def test_the_deployed_configuration_is_the_settings_search() -> None:
+    settings = IngestSettings(  # type: ignore[call-arg,unused-ignore]
+        _env_file=None, retrieval_alpha=0.5, reranker_model="BAAI/bge-reranker-v2-m3", reranker_candidates=25
+    )
+
+    config = deployed_config(settings)
+
+    assert (config.alpha, config.reranker, config.candidates) == (0.5, "BAAI/bge-reranker-v2-m3", 25)
+    assert deployed_config(IngestSettings(_env_file=None)).reranker == ""  # type: ignore[call-arg,unused-ignore]
