@@ -1,10 +1,14 @@
-"""`python -m speculative.gpu_check`: run on a CUDA machine, it checks in a few minutes that the engine is lossless
-there, that the worker serves and streams there, and how long verifying 1–64 tree rows takes for a Llama-3-8B-shaped
-model against the HBM limit; it writes a Markdown report and exits non-zero if a check fails. Without CUDA (or
-with --dry-run) the same steps run on the CPU with tiny shapes.
+"""`python -m speculative.gpu_check`: run on a CUDA machine, it measures in a few minutes how long verifying 1–64
+tree rows takes for a Llama-3-8B-shaped model against the HBM limit (eager, static cache, CUDA graphs), the engine's
+overhead per decoding step, batched throughput with 1–16 answers at once, and the shipped generator against a
+compiled greedy baseline; it checks that the engine is lossless there and that the worker serves and streams there.
+It writes a Markdown report and exits non-zero if a check fails (a check that cannot run here, e.g. for want of
+its model, is skipped and says why). Without CUDA (or with --dry-run) the same steps run on the CPU with tiny
+shapes.
 """
 
 import argparse
+import gc
 import sys
 import tempfile
 import time
@@ -14,7 +18,9 @@ from pathlib import Path
 
 import torch
 
+from speculative.gpu_check.batched import batched_throughput
 from speculative.gpu_check.checks import CheckResult
+from speculative.gpu_check.generator_speed import compare_with_greedy
 from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.plan import Plan, dry_run_plan, gpu_plan
 from speculative.gpu_check.report import render
@@ -56,6 +62,17 @@ def run_checks(
             ),
         ),
         (
+            "batched throughput",
+            lambda: batched_throughput(
+                plan.verify_model,
+                plan.verify_model_name,
+                plan.device,
+                plan.concurrency,
+                plan.decode_prompt_tokens,
+                plan.decode_new_tokens,
+            ),
+        ),
+        (
             "lossless tests",
             lambda: run_lossless_tests(plan.device, plan.lossless_tests, logs / "lossless.log"),
         ),
@@ -70,6 +87,20 @@ def run_checks(
                 logs / "worker.log",
             ),
         ),
+        # Last: the longest (the baseline compiles on the GPU), and skipped where its model is missing.
+        (
+            "generator against compiled greedy",
+            lambda: compare_with_greedy(
+                plan.generator_model,
+                plan.device,
+                plan.generator_dtypes,
+                plan.generator_prompts,
+                plan.generator_new_tokens,
+                plan.generator_passage_chars,
+                plan.compile_baseline,
+                work_dir,
+            ),
+        ),
     ]
     results = []
     for name, check in checks:
@@ -82,10 +113,18 @@ def run_checks(
             result = CheckResult(
                 name, False, time.monotonic() - started, [f"`{type(error).__name__}: {error}`"]
             )
-        print(f"{'PASS' if result.passed else 'FAIL'} {result.name} ({result.seconds:.1f} s)", flush=True)
+        print(f"{result.verdict} {result.name} ({result.seconds:.1f} s)", flush=True)
         results.append(result)
+        _release_memory(plan.device)
         after_each(results)
     return results
+
+
+def _release_memory(device: str) -> None:
+    """What a check left on the device (its model, a failed check's frames) is freed before the next one builds."""
+    gc.collect()
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,6 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.dry_run:
             print("CUDA is not available: running the CPU dry run", file=sys.stderr)
         plan = dry_run_plan()
+        # Tiny shapes gain nothing from more threads, and spinning ones on a busy small CPU slowed them up to 20×.
+        torch.set_num_threads(1)
     else:
         plan = gpu_plan(args.device)
     logs = args.report.parent / f"{args.report.stem}_logs"

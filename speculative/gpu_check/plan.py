@@ -51,6 +51,21 @@ class Plan:
     prefix_tokens: int
     repeats: int
     copy_bytes: int
+    # graph vs eager verify step (verify_model, prefix_tokens, repeats, copy_bytes as above)
+    graph_rows: tuple[int, ...]
+    # decoding through BatchDecoder with verify_model (engine overhead per step, batched throughput)
+    decode_prompt_tokens: int
+    decode_new_tokens: int
+    overhead_batches: tuple[int, ...]  # answers per step, one row each
+    overhead_rounds: int  # batches decoded per row (the first one more, as warm-up)
+    concurrency: tuple[int, ...]  # answers at once, the first one the reference ("one answer")
+    # the shipped generator against plain greedy
+    generator_model: str | None  # None: a tiny random Llama with a byte tokenizer (dry run)
+    generator_dtypes: tuple[str, ...]
+    generator_prompts: int
+    generator_new_tokens: int
+    generator_passage_chars: int
+    compile_baseline: bool  # greedy generate() with torch.compile(mode="reduce-overhead") on the static cache
 
 
 def gpu_plan(device: str) -> Plan:
@@ -69,6 +84,18 @@ def gpu_plan(device: str) -> Plan:
         prefix_tokens=1024,
         repeats=20,
         copy_bytes=2 << 30,
+        graph_rows=(1, 4, 8, 16, 32, 64),
+        decode_prompt_tokens=512,
+        decode_new_tokens=64,
+        overhead_batches=(1, 4),
+        overhead_rounds=2,
+        concurrency=(1, 4, 8, 16),
+        generator_model="google/gemma-3-270m",
+        generator_dtypes=("float32", "bfloat16"),
+        generator_prompts=4,
+        generator_new_tokens=128,
+        generator_passage_chars=2400,
+        compile_baseline=True,
     )
 
 
@@ -89,4 +116,16 @@ def dry_run_plan() -> Plan:
         prefix_tokens=64,
         repeats=3,
         copy_bytes=32 << 20,
+        graph_rows=(1, 4, 8),
+        decode_prompt_tokens=48,
+        decode_new_tokens=8,
+        overhead_batches=(1, 2),
+        overhead_rounds=1,
+        concurrency=(1, 2, 4),
+        generator_model=None,
+        generator_dtypes=("float32", "bfloat16"),
+        generator_prompts=2,
+        generator_new_tokens=12,
+        generator_passage_chars=200,
+        compile_baseline=False,  # compiling takes minutes on this CPU; the dry run says so in its report
     )

@@ -25,11 +25,13 @@ def machine_lines(device: str) -> list[str]:
 
 def render(checks: Sequence[CheckResult], command: str, device: str, dry_run: bool, seconds: float) -> str:
     passed = all(check.passed for check in checks)
+    skipped = [check.name for check in checks if check.skipped]
     lines = [
         "# GPU check",
         "",
         f"`{command}`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
-        f"{seconds:.0f} s: **{'PASS' if passed else 'FAIL'}**",
+        f"{seconds:.0f} s: **{'PASS' if passed else 'FAIL'}**"
+        + (f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else ""),
         "",
         *machine_lines(device),
     ]
@@ -38,7 +40,9 @@ def render(checks: Sequence[CheckResult], command: str, device: str, dry_run: bo
             "",
             "**Dry run** on the CPU with tiny shapes: it proves the command runs; its figures mean nothing.",
         ]
+    lines += ["", "| check | result | seconds |", "|---|---|---|"]
+    lines += [f"| {check.name} | {check.verdict} | {check.seconds:.1f} |" for check in checks]
     for check in checks:
-        lines += ["", f"## {check.name}: {'PASS' if check.passed else 'FAIL'} ({check.seconds:.1f} s)", ""]
+        lines += ["", f"## {check.name}: {check.verdict} ({check.seconds:.1f} s)", ""]
         lines += [line if line.startswith("|") or not line else f"- {line}" for line in check.details]
     return "\n".join(lines) + "\n"

@@ -9,8 +9,14 @@ import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from api.prompting import build_rag_prompt
 from speculative.engine.target import TargetModel
+from speculative.gpu_check.batched import BatchRow, goal_line, nearest_rank
+from speculative.gpu_check.checks import CheckResult, skipped
+from speculative.gpu_check.generator_speed import compare_with_greedy
 from speculative.gpu_check.lossless import run_lossless_tests
+from speculative.gpu_check.rag_prompts import rag_prompts
+from speculative.gpu_check.report import render
 from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
 from speculative.gpu_check.worker_model import byte_tokenizer, write_worker_model
 
@@ -32,11 +38,17 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
     assert completed.returncode == 0, completed.stdout + completed.stderr
     text = report.read_text(encoding="utf-8")
     assert "**PASS**" in text and "**Dry run**" in text
-    assert text.count(": PASS (") == 3
+    assert text.count(": PASS (") == 5 and "SKIPPED" not in text and "FAIL" not in text
     assert "bfloat16 casd: exact match" in text  # the bf16 match rate is quoted from the test's output
     assert "decode" in text and "tokens/s" in text  # the worker's answer was streamed
     for rows in (1, 8, 16):
         assert f"\n| {rows} | " in text
+    assert "| answers at once |" in text and "goals at 8 answers" in text
+    # the generator against plain greedy: every method in both dtypes, fp32 token-exact, no compiling on a CPU
+    for dtype in ("float32", "bfloat16"):
+        for method in ("greedy generate()", "casd", "eagle2+casd"):
+            assert f"| {dtype} | {method} | " in text
+    assert "not compiled (dry run" in text
 
 
 def test_a_step_faster_than_reading_the_weights_is_reported_as_a_broken_timing_on_a_gpu() -> None:
@@ -86,3 +98,56 @@ def test_the_lossless_check_fails_outside_the_repository(
     result = run_lossless_tests("cpu", None, tmp_path / "lossless.log")
 
     assert not result.passed and "repository root" in result.details[0]
+
+
+def test_a_generator_in_no_cache_is_skipped_with_the_command_that_provides_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MODEL_CACHE", str(tmp_path / "empty-cache"))
+
+    result = compare_with_greedy(
+        "vraagbaak/no-such-generator", "cpu", ("float32",), 1, 4, 200, False, tmp_path
+    )
+
+    assert result.skipped and result.passed and result.verdict == "SKIPPED"
+    assert "not in the model cache" in result.details[0]
+    assert "python -m modelstore provision --only vraagbaak/no-such-generator" in result.details[1]
+
+
+def test_a_skipped_check_does_not_fail_the_report_but_is_named_in_its_summary() -> None:
+    checks = [
+        CheckResult("tree rows", True, 1.0, ["| 1 | 2 |"]),
+        skipped("generator against compiled greedy", 0.1, ["the model is missing"]),
+    ]
+
+    text = render(checks, "python -m speculative.gpu_check", "cpu", dry_run=False, seconds=2.0)
+
+    assert "**PASS** (1 skipped: generator against compiled greedy)" in text
+    assert "| generator against compiled greedy | SKIPPED | 0.1 |" in text
+    assert "## generator against compiled greedy: SKIPPED (0.1 s)" in text
+
+
+def test_the_check_prompts_are_the_products_rag_template_around_sample_passages() -> None:
+    prompts = rag_prompts(6, passage_chars=1200)
+
+    assert len({prompt.document for prompt in prompts}) == 5  # one document after the other
+    for prompt in prompts:
+        assert prompt.text == build_rag_prompt(prompt.question, prompt.passages)
+        assert all(passage.startswith("Titel: ") and "\nTekst: " in passage for passage in prompt.passages)
+        assert sum(len(passage.split("\nTekst: ", 1)[1]) for passage in prompt.passages) <= 1200
+        assert "<!--" not in prompt.text
+
+
+def test_batched_goals_are_judged_at_eight_answers_against_one_answer_alone() -> None:
+    rows = [
+        BatchRow(1, 64, 1.0, 1.0, 1.0),
+        BatchRow(8, 512, 1.6, 1.5, 1.6),
+        BatchRow(16, 1024, 4.0, 3.0, 4.0),
+    ]
+
+    line = goal_line(rows)
+
+    assert "5.00× (met)" in line and "1.50× (met)" in line
+    assert "not met" in goal_line([rows[0], BatchRow(8, 512, 4.0, 2.5, 4.0)])
+    assert "at 16" in goal_line([rows[0], rows[2]])  # no 8-answer row: the largest one, said so
+    assert nearest_rank([1.0, 2.0, 3.0, 4.0], 0.95) == 4.0 and nearest_rank([1.0, 2.0, 3.0, 4.0], 0.5) == 2.0
