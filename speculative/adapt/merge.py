@@ -4,7 +4,6 @@ engine (tree verification, KV cache, EAGLE features) runs on a plain model and s
 from pathlib import Path
 from typing import cast
 
-from peft import PeftModel
 from transformers import PreTrainedModel
 
 from modelstore.production import ModelUnavailable, require_model
@@ -31,6 +30,9 @@ def adapter_folder(name: str, cache_dir: Path) -> Path:
 def merge_adapter(model: PreTrainedModel, folder: Path, base_name: str, base_folder: Path) -> PreTrainedModel:
     """`model` with the verified adapter at `folder` merged into its weights (AdapterError when it does not
     belong to `base_name` at `base_folder`)."""
+    # Imported here: only an adapted generator needs peft (a GPU machine serving a plain model may lack it).
+    from peft import PeftModel
+
     verified_training(folder, base_name, base_folder)
     adapted = PeftModel.from_pretrained(model, str(folder))
     return cast(PreTrainedModel, adapted.merge_and_unload())

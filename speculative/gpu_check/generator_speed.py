@@ -16,6 +16,7 @@ In the dry run the model is a tiny random Llama with a byte tokenizer and a rand
 on its static cache without compiling (minutes on a CPU): the report says so.
 """
 
+import importlib.util
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -100,11 +101,10 @@ def compare_with_greedy(
     started = time.monotonic()
     label = model_name or "tiny random Llama (dry run)"
     name = f"{label} on {device}: casd and eagle2+casd against {BASELINE}"
-    settings = SpeculativeSettings(_env_file=None)
-    if model_name is not None and find_model(model_name, settings.model_cache) is None:
-        return skipped(
-            name, time.monotonic() - started, missing_model_lines(model_name, settings.model_cache)
-        )
+    if model_name is not None:
+        reasons = missing_parts(model_name)
+        if reasons:
+            return skipped(name, time.monotonic() - started, reasons)
     prompts = rag_prompts(prompt_count, passage_chars)
     details: list[str] = []
     table: list[str] = []
@@ -146,6 +146,21 @@ def compare_with_greedy(
     return CheckResult(
         name, not problems, time.monotonic() - started, [*details, *problems, "", *header, *table]
     )
+
+
+def missing_parts(model_name: str) -> list[str]:
+    """Why the shipped generator cannot load here without a download, and how to provide it (empty: it can)."""
+    settings = SpeculativeSettings(_env_file=None, generator_model=model_name)
+    if find_model(model_name, settings.model_cache) is None:
+        return missing_model_lines(model_name, settings.model_cache)
+    if settings.generator_adapter and importlib.util.find_spec("peft") is None:
+        return [
+            f"peft is not installed, and it merges the adapter {settings.generator_adapter} that the worker serves "
+            f"{model_name} with",
+            "to provide it: `make gpu-wheels` (on a machine with internet) puts it, with accelerate and psutil, into "
+            '`.whl/`; install those here as docs/benchmarks.md "GPU check" shows',
+        ]
+    return []
 
 
 def find_model(name: str, cache: Path) -> str | None:
