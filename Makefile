@@ -70,12 +70,13 @@ system-packages:
 			(apt-get update -q && apt-get install -y -q --no-install-recommends $(INGEST_PACKAGES))) || \
 		echo "warning: could not install $(INGEST_PACKAGES); the OCR, Word and word-list tests will skip"
 
-## On a CUDA machine: lossless tests, the worker and tree-row step times on the GPU, a report in out/gpu_check.md
-## (without CUDA: the CPU dry run).
+## On a CUDA machine: verify step times (eager, static cache, CUDA graphs) against the HBM limit, engine overhead,
+## batched throughput, lossless tests, the worker, Gemma 3 270M against compiled greedy; a report in
+## out/gpu_check.md (without CUDA: the CPU dry run).
 gpu-check: venv
 	$(BIN)/python -m speculative.gpu_check --report out/gpu_check.md
 
-## The worker's web packages for a GPU machine that has torch and transformers but no index: into .whl/.
+## The worker's web packages and peft for a GPU machine that has torch and transformers but no index: into .whl/.
 gpu-wheels:
 	scripts/gpu_wheels.sh .whl
 
