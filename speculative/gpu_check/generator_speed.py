@@ -247,14 +247,14 @@ class GreedyBaseline:
         self.model = model
         self.stop_ids = sorted(stop_ids)
         self.compile = compile
+        # One config for every call: transformers recompiles when the config differs from the last call's.
+        self.compile_config = CompileConfig(mode="reduce-overhead")
         self.compile_error: str | None = None
 
     def __call__(self, prompt_ids: Sequence[int], new_tokens: int) -> list[int]:
         input_ids = torch.tensor([list(prompt_ids)], device=self.model.device)
         options: dict[str, Any] = (
-            {"compile_config": CompileConfig(mode="reduce-overhead")}
-            if self.compile
-            else {"disable_compile": True}
+            {"compile_config": self.compile_config} if self.compile else {"disable_compile": True}
         )
         with torch.inference_mode():
             output = cast(Any, self.model).generate(

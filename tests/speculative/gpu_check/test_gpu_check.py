@@ -13,12 +13,13 @@ from api.prompting import build_rag_prompt
 from speculative.engine.target import TargetModel
 from speculative.gpu_check.batched import BatchRow, goal_line, nearest_rank
 from speculative.gpu_check.checks import CheckResult, skipped
-from speculative.gpu_check.generator_speed import compare_with_greedy
+from speculative.gpu_check.generator_speed import GreedyBaseline, compare_with_greedy
 from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.rag_prompts import rag_prompts
 from speculative.gpu_check.report import render
 from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
 from speculative.gpu_check.worker_model import byte_tokenizer, write_worker_model
+from tests.speculative.conftest import greedy_reference
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -151,3 +152,26 @@ def test_batched_goals_are_judged_at_eight_answers_against_one_answer_alone() ->
     assert "not met" in goal_line([rows[0], BatchRow(8, 512, 4.0, 2.5, 4.0)])
     assert "at 16" in goal_line([rows[0], rows[2]])  # no 8-answer row: the largest one, said so
     assert nearest_rank([1.0, 2.0, 3.0, 4.0], 0.95) == 4.0 and nearest_rank([1.0, 2.0, 3.0, 4.0], 0.5) == 2.0
+
+
+def test_the_greedy_baseline_says_when_it_did_not_run_compiled() -> None:
+    config = LlamaConfig(
+        vocab_size=300,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=128,
+    )
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config).eval()
+    prompt = list(range(5, 25))
+    plain = GreedyBaseline(model, frozenset({2}), compile=False)
+    asked_to_compile = GreedyBaseline(model, frozenset({2}), compile=True)  # a CPU: transformers declines
+
+    assert (
+        asked_to_compile(prompt, 6) == plain(prompt, 6) == greedy_reference(model, prompt, 6, frozenset({2}))
+    )
+    assert "NOT compiled" in asked_to_compile.describe() and not asked_to_compile.compiled
+    assert "not compiled" in plain.describe()
