@@ -75,7 +75,9 @@ def test_a_full_batch_queues_a_full_queue_answers_503_and_a_cancelled_answer_fre
             assert next(events).event == "delta"
 
 
-def test_a_static_kv_cache_bounds_the_context_and_a_longer_request_gets_413(batch_worker: WorkerProcess) -> None:
+def test_a_static_kv_cache_bounds_the_context_and_a_longer_request_gets_413(
+    batch_worker: WorkerProcess,
+) -> None:
     health = batch_worker.client.get("/health").json()
     assert (health["verify_mode"], health["context_length"]) == ("static", STATIC_KV_CACHE_TOKENS)
 
