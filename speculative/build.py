@@ -12,15 +12,25 @@ from transformers import AutoTokenizer, PreTrainedTokenizerBase
 from modelstore.production import require_model
 from speculative.adapt.merge import adapter_folder, merge_adapter
 from speculative.budget.adaptive import long_run_history
-from speculative.budget.cost_model import CostModel, load_or_measure, model_identity
+from speculative.budget.cost_model import (
+    PREFILL_TOKENS,
+    TREE_ROWS,
+    CostModel,
+    load_or_measure,
+    model_identity,
+)
 from speculative.budget.fixed import FixedTreeBudget, default_tree_nodes
 from speculative.budget.prior import CostModelSlot, PriorThenAdaptive
 from speculative.drafters.registry import drafter_factory
+from speculative.engine.batch_verifier import BatchVerifier, DynamicBatchVerifier
 from speculative.engine.generator import SpeculativeGenerator
+from speculative.engine.static_verifier import StaticBatchVerifier
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.engine.tree_budget import TreeBudgetFactory
 from speculative.settings import SpeculativeSettings, TreePolicy
+
+DEFAULT_KV_CACHE_TOKENS = 8192
 
 
 def load_target(settings: SpeculativeSettings) -> tuple[TargetModel, PreTrainedTokenizerBase]:
@@ -36,14 +46,44 @@ def load_target(settings: SpeculativeSettings) -> tuple[TargetModel, PreTrainedT
     return TargetModel(merged), tokenizer
 
 
+def verify_mode(settings: SpeculativeSettings) -> str:
+    """VERIFY_MODE with `auto` resolved: graphs on a CUDA device, eager elsewhere."""
+    if settings.verify_mode != "auto":
+        return settings.verify_mode
+    return "graphs" if settings.device.startswith("cuda") else "eager"
+
+
+def build_verifier(
+    settings: SpeculativeSettings, target: TargetModel, slots: int, capacity: int | None = None
+) -> BatchVerifier:
+    """The verifier of VERIFY_MODE for up to `slots` answers decoded together, each of up to `capacity` positions
+    (default KV_CACHE_TOKENS); the static ones allocate their KV cache here."""
+    mode = verify_mode(settings)
+    if mode == "eager":
+        return DynamicBatchVerifier(target)
+    capacity = capacity or settings.kv_cache_tokens or min(target.context_length, DEFAULT_KV_CACHE_TOKENS)
+    return StaticBatchVerifier(target, slots, capacity, graphs=mode == "graphs")
+
+
+def cost_model_verifier(settings: SpeculativeSettings, target: TargetModel) -> BatchVerifier:
+    """A verifier of VERIFY_MODE for measuring the cost model: one answer, the measurement's prefix and trees."""
+    return build_verifier(settings, target, 1, PREFILL_TOKENS + max(TREE_ROWS))
+
+
 def load_cost_model(settings: SpeculativeSettings, target: TargetModel) -> CostModel:
     """The device's verification costs for this target: cached in COST_MODEL_DIR, measured when missing."""
-    return load_or_measure(target, cost_model_identity(settings, target), settings.cost_model_dir)
+    return load_or_measure(
+        target,
+        cost_model_identity(settings, target),
+        settings.cost_model_dir,
+        lambda: cost_model_verifier(settings, target),
+    )
 
 
 def cost_model_identity(settings: SpeculativeSettings, target: TargetModel) -> dict[str, str]:
-    """What the cost model of this target under these settings is keyed by (model, device, dtype, …)."""
-    return model_identity(target, settings.generator_model, settings.attention)
+    """What the cost model of this target under these settings is keyed by (model, device, dtype, the verify
+    mode, …)."""
+    return model_identity(target, settings.generator_model, settings.attention, verify_mode(settings))
 
 
 def tree_nodes(settings: SpeculativeSettings) -> int:

@@ -16,6 +16,7 @@ from modelstore.device_names import DeviceName, DTypeName
 # The committed adapter of each offline generator (modelstore/trained/, installed by `make models`).
 DEFAULT_ADAPTERS = {"google/gemma-3-270m": "vraagbaak/lora-gemma-3-270m"}
 TreePolicy = Literal["adaptive", "fixed"]
+VerifyMode = Literal["auto", "eager", "static", "graphs"]
 
 
 class SpeculativeSettings(BaseSettings):
@@ -106,6 +107,19 @@ class SpeculativeSettings(BaseSettings):
         "sdpa",
         description="Attention kernel of the target. Tree verification needs a custom 4D mask, which "
         "flash-attention ignores, so only these two are accepted.",
+    )
+    verify_mode: VerifyMode = Field(
+        "auto",
+        description="How the verify forward runs: eager = transformers' forward over a growing cache, shapes as "
+        "they come; static = over a KV cache allocated once (MAX_BATCH × KV_CACHE_TOKENS) at shapes rounded up to "
+        "buckets; graphs = static, each bucket captured once in a CUDA graph and replayed (a failed capture falls "
+        "back to static with a log line); auto = graphs on a CUDA device, eager elsewhere.",
+    )
+    kv_cache_tokens: int | None = Field(
+        None,
+        ge=64,
+        description="static and graphs: the positions (prompt and answer) each answer's pre-allocated KV cache "
+        "holds; longer requests get 413. None = the model's context, at most 8192.",
     )
     tree_policy: TreePolicy = Field(
         "adaptive",

@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import statistics
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from modelstore.device import synced_clock
+from speculative.engine.batch_verifier import BatchVerifier, DynamicBatchVerifier
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import ROOT, DraftTree
@@ -71,7 +72,9 @@ class CostModel:
         return {**asdict(self), "relative": {str(rows): ratio for rows, ratio in self.relative().items()}}
 
 
-def model_identity(target: TargetModel, model_name: str, attention: str) -> dict[str, str]:
+def model_identity(
+    target: TargetModel, model_name: str, attention: str, verify_mode: str = "eager"
+) -> dict[str, str]:
     """Everything a forward's cost depends on; the cache file is named after its digest."""
     config_digest = hashlib.sha256(_architecture(target).encode()).hexdigest()[:16]
     return {
@@ -80,6 +83,7 @@ def model_identity(target: TargetModel, model_name: str, attention: str) -> dict
         "device": str(target.device),
         "dtype": str(target.dtype).removeprefix("torch."),
         "attention": attention,
+        "verify": verify_mode,
         "torch": torch.__version__,
         "prefill_tokens": str(PREFILL_TOKENS),
         "tree_rows": ",".join(map(str, TREE_ROWS)),
@@ -111,9 +115,14 @@ class CostMeasurement:
         rows: Sequence[int] = TREE_ROWS,
         prefill_tokens: int = PREFILL_TOKENS,
         repeats: int = REPEATS,
+        verifier: BatchVerifier | None = None,
     ) -> None:
+        """`verifier`: how the forwards run (as the server runs them: eager, static or graphed; default eager),
+        empty until the measurement has ended."""
         self.result: CostModel | None = None
-        self._forwards = self._run(target, identity, rows, prefill_tokens, repeats)
+        self._forwards = self._run(
+            target, verifier or DynamicBatchVerifier(target), identity, rows, prefill_tokens, repeats
+        )
 
     @torch.inference_mode()
     def step(self) -> bool:
@@ -127,24 +136,29 @@ class CostMeasurement:
 
     @staticmethod
     def _run(
-        target: TargetModel, identity: dict[str, str], rows: Sequence[int], prefill_tokens: int, repeats: int
+        target: TargetModel,
+        verifier: BatchVerifier,
+        identity: dict[str, str],
+        rows: Sequence[int],
+        prefill_tokens: int,
+        repeats: int,
     ) -> Generator[None, None, CostModel]:
         vocab = int(target.config.vocab_size)
         prompt = [1 + (7919 * position) % (vocab - 1) for position in range(prefill_tokens)]
         cache = KVCache()
         target.prefill(prompt, cache)
+        verifier.add(cache)
         trees = {size: _chain(prompt[-1], size, vocab) for size in rows}
         yield  # each pause comes before a forward, so the step running the last one completes the result
-        target.verify(trees[rows[-1]], cache)  # the first forward of a size pays for allocations
-        cache.keep(prefill_tokens, ())
+        verifier.verify([trees[rows[-1]]])  # the first forward of a size pays for allocations
         times: dict[int, list[float]] = {size: [] for size in rows}
         for _ in range(repeats):
             for size in rows:
                 yield
                 started = synced_clock(target.device)
-                target.verify(trees[size], cache)
+                verifier.verify([trees[size]])  # commits nothing: the prefix stays the same
                 times[size].append(synced_clock(target.device) - started)
-                cache.keep(prefill_tokens, ())
+        verifier.remove(0)
         return CostModel(identity, tuple(rows), tuple(statistics.median(times[size]) for size in rows))
 
 
@@ -154,11 +168,12 @@ def measure(
     rows: Sequence[int] = TREE_ROWS,
     prefill_tokens: int = PREFILL_TOKENS,
     repeats: int = REPEATS,
+    verifier: BatchVerifier | None = None,
 ) -> CostModel:
     """The whole measurement at once (`CostMeasurement` run to its end).
 
     The GPU check (`speculative.gpu_check`) times its Llama-3-8B-shaped model with this same function."""
-    measurement = CostMeasurement(target, identity, rows, prefill_tokens, repeats)
+    measurement = CostMeasurement(target, identity, rows, prefill_tokens, repeats, verifier)
     while not measurement.step():
         pass
     assert measurement.result is not None
@@ -171,13 +186,19 @@ def _chain(root: int, rows: int, vocab: int) -> DraftTree:
     return tree
 
 
-def load_or_measure(target: TargetModel, identity: dict[str, str], directory: Path | None) -> CostModel:
-    """The cached cost model of this identity, or a fresh measurement (stored when `directory` is writable)."""
+def load_or_measure(
+    target: TargetModel,
+    identity: dict[str, str],
+    directory: Path | None,
+    verifier: Callable[[], BatchVerifier] | None = None,
+) -> CostModel:
+    """The cached cost model of this identity, or a fresh measurement (stored when `directory` is writable) with
+    the `verifier` made for it (default eager)."""
     cached = load_cached(identity, directory)
     if cached is not None:
         return cached
     log.info("measuring the verification cost model of %s on %s", identity["model"], identity["device"])
-    model = measure(target, identity)
+    model = measure(target, identity, verifier=None if verifier is None else verifier())
     store(model, directory)
     return model
 

@@ -78,3 +78,37 @@ def batch_tree_attention_mask(
     if len(masks) == 1:
         return next(iter(masks.values()))
     return masks
+
+
+def pool_tree_mask(
+    lengths: torch.Tensor,
+    width: torch.Tensor,
+    ancestors: torch.Tensor,
+    positions: torch.Tensor,
+    keys: int,
+    window: int | None,
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    """The mask of a tree forward over a `KVPool`, built on the device from small inputs (no host round trip, so a
+    CUDA graph can compute it): `[answers, 1, rows, keys]`.
+
+    Answer b's prefix is its first `lengths[b]` positions; the trees' rows were written at positions `width …
+    width + rows − 1` (`width` a 0-d tensor); `ancestors[b]` (`[rows, rows]`, every row its own ancestor, a padding
+    row only itself) and `positions[b]` give answer b's tree. Every other position is hidden."""
+    rows = ancestors.shape[-1]
+    slots = torch.arange(keys, device=ancestors.device)
+    tree_row = ancestors[
+        :, :, :1
+    ]  # [answers, rows, 1]: a tree row descends from the root, a padding row does not
+    in_prefix = (slots[None, :] < lengths[:, None])[:, None, :] & tree_row  # [answers, rows, keys]
+    tree_column = slots - width
+    in_tree = (tree_column >= 0) & (tree_column < rows)
+    column = tree_column.clamp(0, rows - 1)
+    visible = in_prefix | (ancestors[:, :, column] & in_tree)
+    if window is not None:
+        tree_positions = positions[:, column]  # [answers, keys]
+        key_positions = torch.where(in_tree[None, :], tree_positions, slots[None, :])
+        visible &= (positions[:, :, None] - key_positions[:, None, :]) < window
+    mask = torch.zeros(visible.shape, dtype=dtype, device=visible.device)
+    mask.masked_fill_(~visible, torch.finfo(dtype).min)
+    return mask[:, None]

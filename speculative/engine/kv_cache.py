@@ -86,7 +86,7 @@ class BatchKVCache:
     @torch.inference_mode()
     def add(self, cache: KVCache) -> None:
         """Take over a prefilled answer's cache as the last row."""
-        joining = _layer_tensors(cache.model_cache)
+        joining = layer_tensors(cache.model_cache)
         if not self.lengths:
             self._rebuild(joining)
         else:
@@ -97,7 +97,7 @@ class BatchKVCache:
                         torch.cat([_pad(mine, width), _pad(new, width)])
                         for mine, new in zip(pair, other, strict=True)
                     )
-                    for pair, other in zip(_layer_tensors(self._cache), joining, strict=True)
+                    for pair, other in zip(layer_tensors(self._cache), joining, strict=True)
                 ]
             )
         self.lengths.append(len(cache))
@@ -114,7 +114,7 @@ class BatchKVCache:
         self._rebuild(
             [
                 tuple(tensor.index_select(0, kept.to(tensor.device))[..., :width, :] for tensor in pair)
-                for pair in _layer_tensors(self._cache)
+                for pair in layer_tensors(self._cache)
             ]
         )
 
@@ -126,7 +126,7 @@ class BatchKVCache:
             raise ValueError(
                 f"need the kept rows of each of the {len(self.lengths)} answers after position {start}"
             )
-        for tensors in _layer_tensors(self._cache):
+        for tensors in layer_tensors(self._cache):
             for answer, (length, kept) in enumerate(zip(self.lengths, rows, strict=True)):
                 if not kept or (length == start and list(kept) == list(range(len(kept)))):
                     continue
@@ -142,7 +142,7 @@ class BatchKVCache:
         self._cache = DynamicCache(ddp_cache_data=[(keys, values) for keys, values in tensors])
 
 
-def _layer_tensors(cache: DynamicCache) -> list[tuple[torch.Tensor, torch.Tensor]]:
+def layer_tensors(cache: DynamicCache) -> list[tuple[torch.Tensor, torch.Tensor]]:
     tensors = []
     for layer in cache.layers:
         if not isinstance(layer, DynamicLayer) or layer.keys is None or layer.values is None:

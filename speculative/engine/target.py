@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal, cast
 
 import torch
-from transformers import AutoModelForCausalLM, PretrainedConfig, PreTrainedModel
+from transformers import AutoModelForCausalLM, Cache, PretrainedConfig, PreTrainedModel
 
 from modelstore.device import torch_dtype
 from speculative.engine.attention_mask import LayerMask, batch_tree_attention_mask, tree_attention_mask
@@ -133,20 +133,32 @@ class TargetModel:
             positions[answer, tree.num_rows :] = length
             shapes.append((tree.ancestor_mask(), offsets))
         mask = batch_tree_attention_mask(cache.lengths, width, shapes, rows, self.layer_windows, self.dtype)
-        output = self._decoder(
-            input_ids=input_ids.to(self.device),
-            attention_mask=_to_device(mask, self.device),
-            position_ids=positions.to(self.device),
-            past_key_values=cache.model_cache,
-            use_cache=True,
+        hidden = self.decode_rows(
+            input_ids.to(self.device),
+            positions.to(self.device),
+            _to_device(mask, self.device),
+            cache.model_cache,
         )
-        hidden = cast(torch.Tensor, output.last_hidden_state)
         features = [hidden[answer, : tree.num_rows] for answer, tree in enumerate(trees)]
         logits = self.logits(torch.cat(features)).split([tree.num_rows for tree in trees])
         return [
             TargetOutput(logits=rows_logits, hidden_states=rows)
             for rows_logits, rows in zip(logits, features, strict=True)
         ]
+
+    def decode_rows(
+        self, input_ids: torch.Tensor, positions: torch.Tensor, mask: LayerMask | None, cache: Cache
+    ) -> torch.Tensor:
+        """The decoder's features `[answers, rows, hidden]` of `input_ids` at `positions` after what `cache` holds,
+        each row attending as `mask` says; the new keys and values go into `cache`."""
+        output = self._decoder(
+            input_ids=input_ids,
+            attention_mask=mask,
+            position_ids=positions,
+            past_key_values=cache,
+            use_cache=True,
+        )
+        return cast(torch.Tensor, output.last_hidden_state)
 
     def logits(self, hidden_states: torch.Tensor) -> torch.Tensor:
         """The lm_head (and the model's final logit soft-capping, if any) on the given feature rows."""
@@ -156,20 +168,9 @@ class TargetModel:
         return cast(torch.Tensor, logits)
 
     def _decode(
-        self,
-        input_ids: torch.Tensor,
-        positions: torch.Tensor,
-        mask: torch.Tensor | dict[str, torch.Tensor] | None,
-        cache: KVCache,
+        self, input_ids: torch.Tensor, positions: torch.Tensor, mask: LayerMask | None, cache: KVCache
     ) -> torch.Tensor:
-        output = self._decoder(
-            input_ids=input_ids,
-            attention_mask=mask,
-            position_ids=positions,
-            past_key_values=cache.model_cache,
-            use_cache=True,
-        )
-        return cast(torch.Tensor, output.last_hidden_state[0])
+        return self.decode_rows(input_ids, positions, mask, cache.model_cache)[0]
 
 
 def _to_device(mask: LayerMask, device: torch.device) -> LayerMask:

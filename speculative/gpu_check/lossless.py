@@ -14,7 +14,11 @@ from pathlib import Path
 from speculative.gpu_check.checks import CheckResult
 
 TEST_DIR = Path("tests/speculative")
-TEST_FILES = ("engine/test_lossless_tiny_models.py", "engine/test_bfloat16_agreement.py")
+TEST_FILES = (
+    "engine/test_lossless_tiny_models.py",
+    "engine/test_bfloat16_agreement.py",
+    "engine/test_continuous_batching.py",  # batched answers, eager, static and from CUDA graphs, equal lone ones
+)
 BF16_LINE = "bfloat16 casd: exact match"
 TIMEOUT_SECONDS = 300
 

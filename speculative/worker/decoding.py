@@ -53,7 +53,7 @@ class ActiveAnswers:
     def attach(self, model: LoadedModel) -> None:
         """The loaded model: jobs can start from now on."""
         self._model = model
-        self._batch = BatchDecoder(model.target, self.max_batch)
+        self._batch = BatchDecoder(model.target, self.max_batch, model.verifier)
 
     @property
     def has_room(self) -> bool:

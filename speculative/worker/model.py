@@ -15,7 +15,13 @@ from transformers import PreTrainedTokenizerBase
 
 from speculative.budget.cost_model import CostMeasurement, CostModel, load_cached, store
 from speculative.budget.prior import CostModelSlot
-from speculative.build import build_generator, cost_model_identity, load_target
+from speculative.build import (
+    build_generator,
+    build_verifier,
+    cost_model_identity,
+    cost_model_verifier,
+    load_target,
+)
 from speculative.drafters.registry import available_methods, check_method
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest, validate_request
@@ -45,13 +51,17 @@ class LoadedModel:
             cached = load_cached(identity, settings.cost_model_dir)
             self.cost_models = CostModelSlot(cached)
             if cached is None:
-                self._measurement = CostMeasurement(target, identity)
+                self._measurement = CostMeasurement(
+                    target, identity, verifier=cost_model_verifier(settings, target)
+                )
         self._generators: dict[str, SpeculativeGenerator] = {}
         self._lock = threading.Lock()
+        self.verifier = build_verifier(settings, target, settings.max_batch)
 
     @property
     def context_length(self) -> int:
-        return self.target.context_length
+        """The most positions an answer may reach: the model's context, or the static KV cache's."""
+        return self.verifier.context_length
 
     def validate(self, request: GenerationRequest) -> None:
         """The engine's checks, before queueing (raises `InvalidRequestError`)."""
@@ -103,6 +113,7 @@ class LoadedModel:
             "dtype": self.settings.dtype,
             "chat_template": self.encoder.chat,
             "context_length": self.context_length,
+            "verify_mode": self.verifier.mode,
             "tree_policy": self.settings.tree_policy,
             "cost_model": None if self.cost_model is None else self.cost_model.to_json(),
             "cost_model_measuring": self.measuring,

@@ -118,6 +118,9 @@ class WorkerProcess:
         self.process.stop()
 
 
+STATIC_KV_CACHE_TOKENS = 1024
+
+
 @pytest.fixture(scope="session")
 def smollm2_folder() -> str:
     cache = Path(os.environ.get("MODEL_CACHE", REPO_ROOT / ".models")).resolve()
@@ -156,8 +159,16 @@ def chat_worker(tmp_path_factory: pytest.TempPathFactory, smollm2_folder: str) -
 
 @pytest.fixture(scope="session")
 def batch_worker(tmp_path_factory: pytest.TempPathFactory, smollm2_folder: str) -> Iterator[WorkerProcess]:
-    """Two answers decoded together, one more waiting."""
-    yield from start_worker(tmp_path_factory, smollm2_folder, QUEUE_LIMIT="1", MAX_BATCH="2")
+    """Two answers decoded together, one more waiting, verified over a static KV cache of 1,024 positions each
+    (the path CUDA graphs replay on a GPU; `chat_worker` verifies eagerly)."""
+    yield from start_worker(
+        tmp_path_factory,
+        smollm2_folder,
+        QUEUE_LIMIT="1",
+        MAX_BATCH="2",
+        VERIFY_MODE="static",
+        KV_CACHE_TOKENS=str(STATIC_KV_CACHE_TOKENS),
+    )
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from httpx_sse import connect_sse
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from speculative.worker.encoding import chat_turn_ids
-from tests.worker.conftest import Answer, GreedyText, WorkerProcess
+from tests.worker.conftest import STATIC_KV_CACHE_TOKENS, Answer, GreedyText, WorkerProcess
 
 QUESTIONS = ["What is the capital of France?", "Name three colours.", "Why is the sky blue?"]
 STORY = "Write a very long story about a dragon who learns to cook, with many chapters."
@@ -73,3 +73,15 @@ def test_a_full_batch_queues_a_full_queue_answers_503_and_a_cancelled_answer_fre
             assert next(events).event == "start"
             assert time.monotonic() - cancelled < 30
             assert next(events).event == "delta"
+
+
+def test_a_static_kv_cache_bounds_the_context_and_a_longer_request_gets_413(
+    batch_worker: WorkerProcess,
+) -> None:
+    health = batch_worker.client.get("/health").json()
+    assert (health["verify_mode"], health["context_length"]) == ("static", STATIC_KV_CACHE_TOKENS)
+
+    refused = batch_worker.client.post("/generate", json={"prompt": "woord " * 1100, "max_new_tokens": 16})
+
+    assert refused.status_code == 413
+    assert f"context holds {STATIC_KV_CACHE_TOKENS} tokens" in refused.text

@@ -1,5 +1,6 @@
 """Continuous batching: answers verified together in one forward each equal what they are decoded alone (fp32),
-whatever joins, leaves, stops or runs out of time beside them."""
+whatever joins, leaves, stops or runs out of time beside them, with either verifier: eager over a growing cache,
+or static (a pre-allocated pool at bucketed shapes, the path CUDA graphs replay on a GPU)."""
 
 import time
 from collections.abc import Callable, Sequence
@@ -12,13 +13,38 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
 from speculative.engine.batch import BatchDecoder
+from speculative.engine.batch_verifier import BatchVerifier, DynamicBatchVerifier
 from speculative.engine.generator import Generation, GenerationResult, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
+from speculative.engine.static_verifier import StaticBatchVerifier
 from speculative.engine.stopping import StopReason, model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 
 NEW_TOKENS = 40
+
+VerifierFactory = Callable[[TargetModel, int], BatchVerifier]
+
+
+def _graphed(target: TargetModel, slots: int) -> BatchVerifier:
+    if target.device.type != "cuda":
+        pytest.skip("CUDA graphs need a CUDA device: the GPU check runs these tests with DEVICE=cuda")
+    verifier = StaticBatchVerifier(target, slots, target.context_length, graphs=True)
+    assert verifier.graphs_active
+    return verifier
+
+
+VERIFIERS: dict[str, VerifierFactory] = {
+    "eager": lambda target, slots: DynamicBatchVerifier(target),
+    "static": lambda target, slots: StaticBatchVerifier(target, slots, target.context_length, graphs=False),
+    "graphs": _graphed,
+}
+
+
+@pytest.fixture(params=sorted(VERIFIERS))
+def verifier(request: pytest.FixtureRequest) -> VerifierFactory:
+    """How the batch verifies: both verifiers must give every answer exactly its lone tokens."""
+    return VERIFIERS[request.param]
 
 
 def _prompts(seed: int, lengths: Sequence[int]) -> list[list[int]]:
@@ -49,12 +75,13 @@ def _together(
     target: TargetModel,
     generations: Sequence[Generation],
     max_batch: int,
+    verifier: VerifierFactory,
     join_at: Sequence[int] | None = None,
     drop: Callable[[int, int], bool] = lambda answer, step: False,
 ) -> list[str]:
     """Decode `generations` in one batch: answer i waits until step `join_at[i]` and for room; `drop(i, step)`
     takes a member out (cancelled). Returns each answer's streamed text."""
-    decoder = BatchDecoder(target, max_batch)
+    decoder = BatchDecoder(target, max_batch, verifier(target, max_batch))
     join_at = join_at or [0] * len(generations)
     texts = [""] * len(generations)
     waiting = list(range(len(generations)))
@@ -92,14 +119,14 @@ def llama(
 
 @pytest.mark.parametrize("method", ["vanilla", "casd"])
 def test_answers_decoded_together_are_token_for_token_what_each_gives_alone(
-    llama: TargetModel, method: str
+    llama: TargetModel, method: str, verifier: VerifierFactory
 ) -> None:
     generator = _generator(llama, method)
     requests = [GenerationRequest(prompt, NEW_TOKENS) for prompt in _prompts(3, [5, 60, 33, 120, 9, 48])]
     alone = [_alone(generator, request) for request in requests]
 
     generations = [generator.generate(request) for request in requests]
-    _together(llama, generations, max_batch=4, join_at=[0, 0, 2, 3, 3, 7])
+    _together(llama, generations, max_batch=4, verifier=verifier, join_at=[0, 0, 2, 3, 3, 7])
 
     for index, (single, batched) in enumerate(zip(alone, generations, strict=True)):
         assert batched.result.token_ids == single.token_ids, f"answer {index}"
@@ -107,7 +134,7 @@ def test_answers_decoded_together_are_token_for_token_what_each_gives_alone(
 
 
 def test_answers_with_different_methods_share_a_batch_past_a_sliding_window(
-    make_tiny_gemma3: Callable[[int, int], PreTrainedModel],
+    make_tiny_gemma3: Callable[[int, int], PreTrainedModel], verifier: VerifierFactory
 ) -> None:
     target = TargetModel(make_tiny_gemma3(2, 16))
     generators = [_generator(target, method) for method in ("casd", "vanilla", "casd", "casd_prompt")]
@@ -115,15 +142,17 @@ def test_answers_with_different_methods_share_a_batch_past_a_sliding_window(
     alone = [_alone(g, r) for g, r in zip(generators, requests, strict=True)]
 
     generations = [g.generate(r) for g, r in zip(generators, requests, strict=True)]
-    _together(target, generations, max_batch=4)
+    _together(target, generations, max_batch=4, verifier=verifier)
 
     assert [g.result.token_ids for g in generations] == [single.token_ids for single in alone]
 
 
-def test_the_step_rows_are_the_sum_of_every_answers_tree(llama: TargetModel) -> None:
+def test_the_step_rows_are_the_sum_of_every_answers_tree(
+    llama: TargetModel, verifier: VerifierFactory
+) -> None:
     generator = _generator(llama, "casd", budget=6)
     requests = [GenerationRequest(prompt, NEW_TOKENS) for prompt in _prompts(5, [40, 40, 40])]
-    decoder = BatchDecoder(llama, max_batch=3)
+    decoder = BatchDecoder(llama, max_batch=3, verifier=verifier(llama, 3))
     generations = [generator.generate(request) for request in requests]
     for generation in generations:
         decoder.join(generation)
@@ -136,7 +165,9 @@ def test_the_step_rows_are_the_sum_of_every_answers_tree(llama: TargetModel) -> 
 
 
 def test_a_stop_string_in_the_middle_of_an_accepted_run_ends_only_that_answer(
-    make_tiny_llama: Callable[[int, float], PreTrainedModel], smollm2_tokenizer: PreTrainedTokenizerBase
+    make_tiny_llama: Callable[[int, float], PreTrainedModel],
+    smollm2_tokenizer: PreTrainedTokenizerBase,
+    verifier: VerifierFactory,
 ) -> None:
     target = TargetModel(make_tiny_llama(1, 0.1))  # loops: long accepted runs
     generator = _generator(target, "casd", smollm2_tokenizer)
@@ -154,7 +185,7 @@ def test_a_stop_string_in_the_middle_of_an_accepted_run_ends_only_that_answer(
     alone = [_alone(generator, request) for request in requests]
 
     generations = [generator.generate(request) for request in requests]
-    texts = _together(target, generations, max_batch=3)
+    texts = _together(target, generations, max_batch=3, verifier=verifier)
 
     stopped = generations[1].result
     assert stopped.stop_reason is StopReason.STOP_STRING
@@ -166,7 +197,9 @@ def test_a_stop_string_in_the_middle_of_an_accepted_run_ends_only_that_answer(
     ]
 
 
-def test_an_answer_past_its_deadline_leaves_and_the_others_continue_exactly(llama: TargetModel) -> None:
+def test_an_answer_past_its_deadline_leaves_and_the_others_continue_exactly(
+    llama: TargetModel, verifier: VerifierFactory
+) -> None:
     generator = _generator(llama, "casd")
     prompts = _prompts(4, [20, 35, 50])
     alone = [_alone(generator, GenerationRequest(p, NEW_TOKENS)) for p in prompts]
@@ -177,7 +210,7 @@ def test_an_answer_past_its_deadline_leaves_and_the_others_continue_exactly(llam
     ]
 
     generations = [generator.generate(request) for request in requests]
-    _together(llama, generations, max_batch=3)
+    _together(llama, generations, max_batch=3, verifier=verifier)
 
     late = generations[1].result
     assert late.stop_reason is StopReason.DEADLINE and late.stats.target_forwards == 1
@@ -187,7 +220,7 @@ def test_an_answer_past_its_deadline_leaves_and_the_others_continue_exactly(llam
 
 
 def test_a_cancelled_answer_frees_its_slot_at_once_for_the_next_and_the_others_stay_exact(
-    llama: TargetModel,
+    llama: TargetModel, verifier: VerifierFactory
 ) -> None:
     generator = _generator(llama, "casd")
     requests = [GenerationRequest(prompt, NEW_TOKENS) for prompt in _prompts(6, [25, 40, 15])]
@@ -196,7 +229,12 @@ def test_a_cancelled_answer_frees_its_slot_at_once_for_the_next_and_the_others_s
     generations = [generator.generate(request) for request in requests]
     # two slots: answer 2 can only join once answer 1 has been cancelled (after step 2)
     _together(
-        llama, generations, max_batch=2, join_at=[0, 0, 0], drop=lambda answer, step: (answer, step) == (1, 2)
+        llama,
+        generations,
+        max_batch=2,
+        verifier=verifier,
+        join_at=[0, 0, 0],
+        drop=lambda answer, step: (answer, step) == (1, 2),
     )
 
     assert generations[0].result.token_ids == alone[0].token_ids
@@ -205,7 +243,9 @@ def test_a_cancelled_answer_frees_its_slot_at_once_for_the_next_and_the_others_s
         _ = generations[1].result
 
 
-def test_a_prompt_that_fills_the_context_decodes_beside_short_ones(llama: TargetModel) -> None:
+def test_a_prompt_that_fills_the_context_decodes_beside_short_ones(
+    llama: TargetModel, verifier: VerifierFactory
+) -> None:
     generator = _generator(llama, "casd")
     context = llama.context_length
     prompts = _prompts(8, [context - 24, 12, 30])
@@ -213,7 +253,7 @@ def test_a_prompt_that_fills_the_context_decodes_beside_short_ones(llama: Target
     alone = [_alone(generator, request) for request in requests]
 
     generations = [generator.generate(request) for request in requests]
-    _together(llama, generations, max_batch=3)
+    _together(llama, generations, max_batch=3, verifier=verifier)
 
     assert len(prompts[0]) + len(generations[0].result.token_ids) <= context
     assert [g.result.token_ids for g in generations] == [single.token_ids for single in alone]

@@ -1,0 +1,145 @@
+"""The static verifier: a pre-allocated KV pool verified at bucketed shapes, with masks built on the device.
+
+Its answers equal the eager verifier's (tests/speculative/engine/test_continuous_batching.py runs every batching
+case with both); here: the shapes it rounds to, the mask it builds against the eager one, what it refuses, and that a
+failed CUDA graph capture leaves it verifying eagerly, with a log line, and the answers unchanged."""
+
+import logging
+from collections.abc import Callable
+from functools import partial
+
+import pytest
+import torch
+from transformers import PreTrainedModel
+
+from speculative.budget.fixed import FixedTreeBudget
+from speculative.drafters.registry import drafter_factory
+from speculative.engine.attention_mask import batch_tree_attention_mask, pool_tree_mask
+from speculative.engine.batch import BatchDecoder
+from speculative.engine.generator import SpeculativeGenerator
+from speculative.engine.kv_cache import KVCache
+from speculative.engine.request import GenerationRequest
+from speculative.engine.static_verifier import MAX_TREE_ROWS, StaticBatchVerifier, bucket
+from speculative.engine.step_graphs import GraphCaptureError
+from speculative.engine.stopping import model_stop_token_ids
+from speculative.engine.target import TargetModel
+from speculative.engine.tree import ROOT, DraftTree
+from speculative.settings import SpeculativeSettings
+
+
+def _tree(root: int, branches: list[list[int]]) -> DraftTree:
+    tree = DraftTree(root)
+    for branch in branches:
+        tree.add_path(branch, "test", ROOT)
+    return tree
+
+
+@pytest.mark.parametrize(
+    ("size", "smallest", "largest", "rounded"),
+    [
+        (1, 1, None, 1),
+        (3, 1, None, 4),
+        (64, 1, None, 64),
+        (65, 1, None, 128),
+        (5, 256, None, 256),
+        (300, 1, 290, 290),
+    ],
+)
+def test_shapes_round_up_to_powers_of_two_within_their_bounds(
+    size: int, smallest: int, largest: int | None, rounded: int
+) -> None:
+    assert bucket(size, smallest, largest) == rounded
+
+
+@pytest.mark.parametrize("window", [None, 3])
+def test_the_device_built_mask_is_the_eager_batch_mask_laid_over_the_pool(window: int | None) -> None:
+    trees = [_tree(5, [[6, 7], [8]]), _tree(9, [[10]]), _tree(11, [])]
+    lengths, width, rows, keys = [4, 7, 2], 7, 4, 16
+    shapes = [
+        (tree.ancestor_mask(), tree.position_offsets() + length)
+        for tree, length in zip(trees, lengths, strict=True)
+    ]
+    eager = batch_tree_attention_mask(lengths, width, shapes, rows, {"layer": window}, torch.float32)
+    assert isinstance(eager, torch.Tensor)
+
+    ancestors = torch.eye(rows, dtype=torch.bool).repeat(len(trees), 1, 1)
+    positions = torch.tensor(lengths)[:, None].repeat(1, rows)
+    for answer, tree in enumerate(trees):
+        ancestors[answer, : tree.num_rows, : tree.num_rows] = tree.ancestor_mask()
+        positions[answer, : tree.num_rows] += tree.position_offsets()
+    pooled = pool_tree_mask(
+        torch.tensor(lengths), torch.tensor(width), ancestors, positions, keys, window, torch.float32
+    )
+
+    assert pooled.shape == (3, 1, rows, keys)
+    assert torch.equal(pooled[..., : width + rows], eager)
+    assert (pooled[..., width + rows :] == torch.finfo(torch.float32).min).all()
+
+
+def test_it_refuses_what_does_not_fit_with_a_clear_error(tiny_llama_target: TargetModel) -> None:
+    verifier = StaticBatchVerifier(tiny_llama_target, slots=1, capacity=32, graphs=False)
+    cache = KVCache()
+    tiny_llama_target.prefill(list(range(3, 40)), cache)
+    with pytest.raises(ValueError, match="exceeds the pool's 32"):
+        verifier.add(cache)
+
+    short = KVCache()
+    tiny_llama_target.prefill([3, 4, 5], short)
+    verifier.add(short)
+    with pytest.raises(RuntimeError, match="full"):
+        verifier.add(short)
+    with pytest.raises(ValueError, match=f"exceeds the {MAX_TREE_ROWS}"):
+        verifier.verify([_tree(6, [list(range(7, 7 + MAX_TREE_ROWS))])])
+
+
+def test_a_repeated_verify_without_keep_commits_nothing_and_gives_the_same_tokens(
+    tiny_llama_target: TargetModel,
+) -> None:
+    verifier = StaticBatchVerifier(tiny_llama_target, slots=2, capacity=128, graphs=False)
+    cache = KVCache()
+    tiny_llama_target.prefill(list(range(3, 30)), cache)
+    verifier.add(cache)
+    tree = _tree(30, [[31, 32], [33]])
+
+    first, second = verifier.verify([tree]), verifier.verify([tree])
+
+    assert verifier.lengths == [27]
+    assert first[0].target_tokens == second[0].target_tokens
+    assert torch.equal(first[0].hidden_states, second[0].hidden_states)
+
+
+class _FailingCapture:
+    """A graph capture that fails as running out of GPU memory does."""
+
+    def capture(self, forward: Callable[[], None], outputs: Callable[[], torch.Tensor]) -> None:
+        raise GraphCaptureError("OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+
+
+def test_a_failed_graph_capture_falls_back_to_eager_with_a_log_line_and_the_same_answers(
+    make_tiny_llama: Callable[[int, float], PreTrainedModel], caplog: pytest.LogCaptureFixture
+) -> None:
+    target = TargetModel(make_tiny_llama(1, 0.1))
+    stops = model_stop_token_ids(target.config, target.model.generation_config, None)
+    factory = drafter_factory("casd", SpeculativeSettings(_env_file=None), target)
+    generator = SpeculativeGenerator(target, None, factory, partial(FixedTreeBudget, 8), stops)
+    request = GenerationRequest(list(range(3, 40)) * 2, 24)
+    alone = generator.generate(request).run()
+
+    verifier = StaticBatchVerifier(target, slots=1, capacity=256, graphs=False, capture=_FailingCapture())
+    assert verifier.graphs_active
+    decoder = BatchDecoder(target, 1, verifier)
+    generation = generator.generate(request)
+    with caplog.at_level(logging.WARNING, logger="speculative.engine.static_verifier"):
+        decoder.join(generation)
+        while decoder.members:
+            decoder.step()
+    generation.finish()
+
+    assert not verifier.graphs_active
+    assert generation.result.token_ids == alone.token_ids
+    warnings = [
+        record.getMessage() for record in caplog.records if "CUDA graph capture" in record.getMessage()
+    ]
+    assert len(warnings) == 1, "one log line, at the first failed capture"
+    assert "runs eagerly from now on" in warnings[0]
+    assert warnings[0].endswith("OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
