@@ -20,11 +20,13 @@ import torch
 
 from speculative.gpu_check.batched import batched_throughput
 from speculative.gpu_check.checks import CheckResult
+from speculative.gpu_check.engine_overhead import engine_overhead
 from speculative.gpu_check.generator_speed import compare_with_greedy
 from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.plan import Plan, dry_run_plan, gpu_plan
 from speculative.gpu_check.report import render
 from speculative.gpu_check.tree_rows import time_tree_rows
+from speculative.gpu_check.verify_graphs import time_graph_modes
 from speculative.gpu_check.worker_stream import stream_from_worker
 
 DEFAULT_REPORT = Path("out/gpu_check.md")
@@ -59,6 +61,30 @@ def run_checks(
                 plan.prefix_tokens,
                 plan.repeats,
                 plan.copy_bytes,
+            ),
+        ),
+        (
+            "graphs vs eager",
+            lambda: time_graph_modes(
+                plan.verify_model,
+                plan.verify_model_name,
+                plan.device,
+                plan.graph_rows,
+                plan.prefix_tokens,
+                plan.repeats,
+                plan.copy_bytes,
+            ),
+        ),
+        (
+            "engine overhead",
+            lambda: engine_overhead(
+                plan.verify_model,
+                plan.verify_model_name,
+                plan.device,
+                plan.overhead_batches,
+                plan.overhead_rounds,
+                plan.decode_prompt_tokens,
+                plan.decode_new_tokens,
             ),
         ),
         (

@@ -8,14 +8,16 @@ answer runs to its token limit unless the model happens to emit its end-of-seque
 """
 
 import gc
+import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from speculative.bench.concurrency import Outcome
-from speculative.build import build_generator
+from speculative.build import build_generator, build_verifier
 from speculative.engine.batch import BatchDecoder
 from speculative.engine.generator import Generation, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
@@ -26,13 +28,36 @@ DTYPE = "bfloat16"
 BLOCK_TOKENS = 32
 
 
-def casd_generator(shape: dict[str, Any], device: str) -> SpeculativeGenerator:
-    """A random Llama of `shape` in bf16 on `device` (built there) under `casd` with the device's fixed tree."""
+@dataclass(frozen=True)
+class Workload:
+    """The generator of a decoding check and the settings it was built with (its verifier is built from them)."""
+
+    generator: SpeculativeGenerator
+    settings: SpeculativeSettings
+
+
+def casd_workload(shape: dict[str, Any], device: str) -> Workload:
+    """A random Llama of `shape` in bf16 on `device` (built there) under `casd` with the device's fixed tree.
+
+    The verifier runs in VERIFY_MODE `graphs` (what `auto` is on a GPU; on a CPU the static verifier runs its same
+    code eagerly, so the dry run goes the GPU's way), unless VERIFY_MODE in the environment says otherwise."""
     target = random_llama(shape, device, DTYPE)
     settings = SpeculativeSettings(
-        _env_file=None, device=device, dtype=DTYPE, tree_policy="fixed", generator_adapter="none"
+        _env_file=None,
+        device=device,
+        dtype=DTYPE,
+        tree_policy="fixed",
+        generator_adapter="none",
+        verify_mode=os.environ.get("VERIFY_MODE", "graphs"),
     )
-    return build_generator(settings, target, None, "casd", policy="fixed")
+    return Workload(build_generator(settings, target, None, "casd", policy="fixed"), settings)
+
+
+def batch_decoder(workload: Workload, slots: int, capacity: int) -> BatchDecoder:
+    """A decoder of `slots` answers of up to `capacity` positions over the verifier the worker would build
+    (`build_verifier`: static KV cache and CUDA graphs on a GPU, eager on a CPU)."""
+    target = workload.generator.target
+    return BatchDecoder(target, slots, build_verifier(workload.settings, target, slots, capacity))
 
 
 def synthetic_requests(

@@ -10,14 +10,17 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from api.prompting import build_rag_prompt
+from speculative.engine.batch import StepTimings
 from speculative.engine.target import TargetModel
 from speculative.gpu_check.batched import BatchRow, goal_line, nearest_rank
 from speculative.gpu_check.checks import CheckResult, skipped
+from speculative.gpu_check.engine_overhead import OverheadRow, overhead_table, timing_problems
 from speculative.gpu_check.generator_speed import GreedyBaseline, compare_with_greedy
 from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.rag_prompts import rag_prompts
 from speculative.gpu_check.report import render
 from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
+from speculative.gpu_check.verify_graphs import EAGER, GRAPHS, STATIC, ModeTimes, graph_table
 from speculative.gpu_check.worker_model import byte_tokenizer, write_worker_model
 from tests.speculative.conftest import greedy_reference
 
@@ -39,17 +42,30 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
     assert completed.returncode == 0, completed.stdout + completed.stderr
     text = report.read_text(encoding="utf-8")
     assert "**PASS**" in text and "**Dry run**" in text
-    assert text.count(": PASS (") == 5 and "SKIPPED" not in text and "FAIL" not in text
+    assert text.count(": PASS (") == 7 and "SKIPPED" not in text and "FAIL" not in text
     assert "bfloat16 casd: exact match" in text  # the bf16 match rate is quoted from the test's output
     assert "decode" in text and "tokens/s" in text  # the worker's answer was streamed
     for rows in (1, 8, 16):
         assert f"\n| {rows} | " in text
+    # graphs vs eager: every mode timed at every size (no CUDA: the graph mode runs eager and says so)
+    graphs = _section(text, "## verify step: CUDA graphs vs eager")
+    assert "graphs_active: False" in graphs and "| — |" not in graphs
+    for rows in (1, 4, 8):
+        assert f"\n| {rows} | " in graphs
+    assert "| answers per step |" in text and "overhead share" in text
     assert "| answers at once |" in text and "goals at 8 answers" in text
     # the generator against plain greedy: every method in both dtypes, fp32 token-exact, no compiling on a CPU
     for dtype in ("float32", "bfloat16"):
         for method in ("greedy generate()", "casd", "eagle2+casd"):
             assert f"| {dtype} | {method} | " in text
     assert "not compiled (dry run" in text
+
+
+def _section(report: str, heading: str) -> str:
+    """The report's text from `heading` to the next check's heading."""
+    start = report.index(heading)
+    end = report.find("\n## ", start + 1)
+    return report[start : end if end != -1 else len(report)]
 
 
 def test_a_step_faster_than_reading_the_weights_is_reported_as_a_broken_timing_on_a_gpu() -> None:
@@ -175,3 +191,44 @@ def test_the_greedy_baseline_says_when_it_did_not_run_compiled() -> None:
     )
     assert "NOT compiled" in asked_to_compile.describe() and not asked_to_compile.compiled
     assert "not compiled" in plain.describe()
+
+
+def test_the_engine_overhead_is_each_steps_time_beside_the_verify_forward() -> None:
+    # 10 ms steps of which 8.5 ms verify (15 %), one step that captured a graph (90 ms verify) and one faster step
+    usual = StepTimings(0.0005, 0.0085, 0.0002, 0.0003, 0.010)
+    steps = (
+        usual,
+        usual,
+        StepTimings(0.0005, 0.090, 0.0002, 0.0003, 0.0915),
+        StepTimings(0.0, 0.004, 0.0, 0.0, 0.005),
+    )
+    row = OverheadRow(1, steps)
+
+    assert row.overhead_share == pytest.approx(0.15)  # the median step's: the capture does not sway it
+    assert row.medians()["verify"] == pytest.approx((0.0085 + 0.0085) / 2)
+    assert row.part_seconds(usual)["rest"] == pytest.approx(0.0005)
+    assert "met |" in overhead_table([row])[-1] and "15%" in overhead_table([row])[-1]
+    assert timing_problems([row]) == []
+    assert timing_problems([OverheadRow(4, ())]) == ["4 answers per step: no step was timed"]
+    assert (
+        "1 of 1 steps mistimed"
+        in timing_problems([OverheadRow(2, (StepTimings(0.0, float("nan"), 0.0, 0.0, 0.01),))])[0]
+    )
+
+
+def test_the_graph_goal_counts_only_when_graphs_were_in_use_and_within_1_3_times_the_hbm_limit() -> None:
+    times = {
+        EAGER: ModeTimes({1: 0.020, 64: 0.021}, {}),
+        STATIC: ModeTimes({1: 0.018, 64: 0.019}, {}),
+        GRAPHS: ModeTimes({1: 0.0045, 64: 0.0050}, {}),
+    }
+    limit = 0.0036  # 1-row graph step 1.25× the limit, 64 rows 1.39×
+
+    met, missed = graph_table(times, [1, 64], limit, graphs_active=True)[2:]
+    inactive = graph_table(times, [1, 64], limit, graphs_active=False)[2]
+
+    assert met.endswith("| met |") and "1.25×" in met and "4.44×" in met  # eager ÷ graphs
+    assert missed.endswith("| not met |")
+    assert inactive.endswith("| not met (graphs not active) |")
+    only_eager = graph_table({EAGER: times[EAGER]}, [1], limit, graphs_active=None)[2]
+    assert only_eager == "| 1 | 20.00 | — | — | 3.60 | — | — | — (the graph mode did not run) |"

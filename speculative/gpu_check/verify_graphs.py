@@ -1,0 +1,263 @@
+"""The verify step with CUDA graphs against eager and against the HBM limit, for a large model and each tree size.
+
+Three ways to run one verification step of the plan's random-weight model (Llama-3-8B-shaped on a GPU, bf16, built
+on the device as in `tree_rows`) after a prefix, each timed as the engine uses it (forward, lm_head on the tree's
+rows, argmax, the target's tokens copied to the host):
+(a) eager, dynamic cache: the engine's `TargetModel.verify` on a `KVCache` (what `tree_rows` times);
+(b) static cache, eager: `StaticBatchVerifier(graphs=False)`, the pre-allocated KV pool at bucketed shapes;
+(c) static cache + CUDA graphs: `StaticBatchVerifier(graphs=True)`, one graph per bucket (eager where capture fails
+or there is no CUDA: `graphs_active` says which, and the verifier's log lines are quoted).
+Sizes and modes are interleaved over the repeats and the medians kept; the committed length never changes (a
+verify without `keep` leaves the cache as it was). The HBM limit is `tree_rows`'s: the bytes a step must read over
+the measured copy bandwidth. Issue 32's goal, graphs ≤ 1.3× the limit, is reported, not enforced; the check fails
+when a mode cannot run, or a step is faster than reading the weights allows (a broken timing).
+"""
+
+import logging
+import math
+import statistics
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from modelstore.device import synced_clock
+from speculative.engine.kv_cache import KVCache
+from speculative.engine.static_verifier import StaticBatchVerifier
+from speculative.engine.target import TargetModel
+from speculative.engine.tree import ROOT, DraftTree
+from speculative.gpu_check.checks import CheckResult
+from speculative.gpu_check.decoding import release
+from speculative.gpu_check.tree_rows import (
+    StepTiming,
+    bytes_per_step,
+    copy_bandwidth,
+    implausible_steps,
+    random_llama,
+)
+
+GOAL_TIMES_LIMIT = 1.3
+EAGER, STATIC, GRAPHS = "eager, dynamic cache", "static cache, eager", "static cache + CUDA graphs"
+MODES = (EAGER, STATIC, GRAPHS)
+
+Step = Callable[[DraftTree], list[int]]
+
+
+@dataclass(frozen=True)
+class ModeTimes:
+    """One mode's median seconds per tree size, and the target tokens of each size's tree."""
+
+    seconds: dict[int, float]
+    tokens: dict[int, list[int]]
+
+
+def time_graph_modes(
+    shape: dict[str, Any],
+    model_name: str,
+    device: str,
+    rows: Sequence[int],
+    prefix_tokens: int,
+    repeats: int,
+    copy_bytes: int,
+) -> CheckResult:
+    """Median step time of each mode for each number of `rows` after `prefix_tokens`, with the HBM limit."""
+    started = time.monotonic()
+    name = f"verify step: CUDA graphs vs eager vs the HBM limit, {model_name}, bf16, on {device}"
+    torch_device = torch.device(device)
+    bandwidth = copy_bandwidth(torch_device, copy_bytes)
+    target = random_llama(shape, device, "bfloat16")
+    try:
+        step_bytes = bytes_per_step(target, prefix_tokens)
+        with captured_logs("speculative") as log_lines:
+            times, errors, graphs_active = _time_modes(target, rows, prefix_tokens, repeats)
+    finally:
+        del target
+        release(device)
+    limit = step_bytes / bandwidth
+    problems = [f"{mode}: `{error}`" for mode, error in errors.items()]
+    for mode, figures in times.items():
+        timings = [StepTiming(size, figures.seconds[size], limit) for size in rows]
+        problems += [f"{mode}: {problem}" for problem in implausible_steps(timings, torch_device)]
+    details = [
+        f"prefix {prefix_tokens} tokens; median of {repeats} repeats, sizes and modes interleaved; a step = "
+        "forward, lm_head on the tree rows, argmax, tokens to the host",
+        f"device-to-device copy: {bandwidth / 1e9:.0f} GB/s (read + write); bytes read per step "
+        f"{step_bytes / 1e6:,.0f} MB → HBM limit {limit * 1000:.2f} ms",
+        f"graphs_active: {graphs_active}"
+        + (
+            ""
+            if graphs_active or torch_device.type != "cuda"
+            else " (the graph mode ran eager: see the log lines)"
+        ),
+        *agreement_lines(times, rows),
+        *[f"log: `{line}`" for line in log_lines[:5]],
+        *problems,
+        "",
+        *graph_table(times, rows, limit, graphs_active),
+    ]
+    return CheckResult(name, not problems, time.monotonic() - started, details)
+
+
+def _time_modes(
+    target: TargetModel, rows: Sequence[int], prefix_tokens: int, repeats: int
+) -> tuple[dict[str, ModeTimes], dict[str, str], bool | None]:
+    """Build each mode (a mode that fails to build or to step is left out, its error returned), warm each size
+    up once (allocations, graph capture), then time them interleaved."""
+    vocab = int(target.config.vocab_size)
+    prompt = [1 + (7919 * position) % (vocab - 1) for position in range(prefix_tokens)]
+    trees = {size: chain_tree(prompt[-1], size, vocab) for size in rows}
+    capacity = prefix_tokens + max(rows)
+    steps: dict[str, Step] = {}
+    errors: dict[str, str] = {}
+    graphs_active: bool | None = None
+    builders: dict[str, Callable[[], Step]] = {
+        EAGER: lambda: eager_step(target, prompt),
+        STATIC: lambda: static_step(target, prompt, capacity, graphs=False)[0],
+        GRAPHS: lambda: graph_step(),
+    }
+
+    def graph_step() -> Step:
+        nonlocal graphs_active
+        step, verifier = static_step(target, prompt, capacity, graphs=True)
+        graphs_active = verifier.graphs_active
+        return step
+
+    tokens: dict[str, dict[int, list[int]]] = {}
+    for mode, build in builders.items():
+        try:
+            step = build()
+            tokens[mode] = {size: step(trees[size]) for size in rows}  # warm-up: every size once
+            steps[mode] = step
+        except Exception as error:  # one mode failing (e.g. out of memory) must not hide the others
+            errors[mode] = f"{type(error).__name__}: {error}"
+    times: dict[str, dict[int, list[float]]] = {mode: {size: [] for size in rows} for mode in steps}
+    for _ in range(repeats):
+        for size in rows:
+            for mode, step in steps.items():
+                begun = synced_clock(target.device)
+                step(trees[size])
+                times[mode][size].append(synced_clock(target.device) - begun)
+    if GRAPHS in steps and graphs_active is None:  # the step was built, so the verifier said
+        graphs_active = False
+    return (
+        {
+            mode: ModeTimes(
+                {
+                    size: statistics.median(seconds) if seconds else math.nan
+                    for size, seconds in sizes.items()
+                },
+                tokens[mode],
+            )
+            for mode, sizes in times.items()
+        },
+        errors,
+        graphs_active,
+    )
+
+
+def eager_step(target: TargetModel, prompt: Sequence[int]) -> Step:
+    """(a): `TargetModel.verify` on a dynamic cache holding the prefix; the tree's rows are dropped after each."""
+    cache = KVCache()
+    target.prefill(prompt, cache)
+
+    def step(tree: DraftTree) -> list[int]:
+        output = target.verify(tree, cache)
+        cache.keep(len(prompt), ())
+        return [int(token) for token in output.logits.argmax(dim=-1).tolist()]
+
+    return step
+
+
+def static_step(
+    target: TargetModel, prompt: Sequence[int], capacity: int, graphs: bool
+) -> tuple[Step, StaticBatchVerifier]:
+    """(b) and (c): one answer in a `StaticBatchVerifier` of one slot."""
+    verifier = StaticBatchVerifier(target, slots=1, capacity=capacity, graphs=graphs)
+    cache = KVCache()
+    target.prefill(prompt, cache)
+    verifier.add(cache)
+    cache.clear()
+
+    def step(tree: DraftTree) -> list[int]:
+        return list(verifier.verify([tree])[0].target_tokens)
+
+    return step, verifier
+
+
+def chain_tree(root: int, rows: int, vocab: int) -> DraftTree:
+    """A tree of `rows` rows (root included) in one chain: the mask's shape, not its tokens, sets a step's cost."""
+    tree = DraftTree(root)
+    tree.add_path([1 + (104729 * depth) % (vocab - 1) for depth in range(1, rows)], "gpu-check", ROOT)
+    return tree
+
+
+@contextmanager
+def captured_logs(logger_name: str) -> Iterator[list[str]]:
+    """The messages of `logger_name` (INFO and above) while the block runs, e.g. a verifier's capture fallback."""
+    lines: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage().splitlines()[0] if record.getMessage() else "")
+
+    logger = logging.getLogger(logger_name)
+    handler = Collect(logging.INFO)
+    level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def agreement_lines(times: dict[str, ModeTimes], rows: Sequence[int]) -> list[str]:
+    """How many tree rows' target tokens each static mode shares with the eager path (bf16: a near-tied argmax of
+    a random model may flip between kernels, so this is reported, not enforced)."""
+    if EAGER not in times:
+        return []
+    reference = times[EAGER].tokens
+    total = sum(len(reference[size]) for size in rows)
+    return [
+        f"{mode}: target tokens equal to the eager path's at "
+        f"{sum(a == b for size in rows for a, b in zip(times[mode].tokens[size], reference[size], strict=True))}"
+        f" of {total} tree rows"
+        for mode in times
+        if mode != EAGER
+    ]
+
+
+def graph_table(
+    times: dict[str, ModeTimes], rows: Sequence[int], limit: float, graphs_active: bool | None
+) -> list[str]:
+    def ms(mode: str, size: int) -> str:
+        return f"{times[mode].seconds[size] * 1000:.2f}" if mode in times else "—"
+
+    lines = [
+        f"| tree rows | {EAGER} (ms) | {STATIC} (ms) | {GRAPHS} (ms) | HBM limit (ms) | graphs ÷ limit | "
+        f"eager ÷ graphs | goal graphs ≤ {GOAL_TIMES_LIMIT}× limit |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for size in rows:
+        graphs = times[GRAPHS].seconds[size] if GRAPHS in times else math.nan
+        eager = times[EAGER].seconds[size] if EAGER in times else math.nan
+        if math.isnan(graphs):
+            goal = "— (the graph mode did not run)"
+        elif graphs_active:
+            goal = "met" if graphs <= GOAL_TIMES_LIMIT * limit else "not met"
+        else:
+            goal = "not met (graphs not active)"
+        lines.append(
+            f"| {size} | {ms(EAGER, size)} | {ms(STATIC, size)} | {ms(GRAPHS, size)} | {limit * 1000:.2f} | "
+            f"{_ratio(graphs, limit)} | {_ratio(eager, graphs)} | {goal} |"
+        )
+    return lines
+
+
+def _ratio(numerator: float, denominator: float) -> str:
+    return "—" if math.isnan(numerator) or math.isnan(denominator) else f"{numerator / denominator:.2f}×"
