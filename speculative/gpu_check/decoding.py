@@ -12,20 +12,30 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast, get_args
 
 import torch
 
 from speculative.bench.concurrency import Outcome
 from speculative.build import build_generator, build_verifier
 from speculative.engine.batch import BatchDecoder
-from speculative.engine.generator import Generation, SpeculativeGenerator
+from speculative.engine.generator import Generation, GenerationResult, SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.gpu_check.tree_rows import random_llama
-from speculative.settings import SpeculativeSettings
+from speculative.settings import SpeculativeSettings, VerifyMode
 
 DTYPE = "bfloat16"
 BLOCK_TOKENS = 32
+
+
+def check_verify_mode() -> VerifyMode:
+    """How the checks' verifiers run: VERIFY_MODE `graphs` (what `auto` is on a GPU; on a CPU the static verifier
+    runs the same code eagerly, so the dry run goes the GPU's way), unless VERIFY_MODE in the environment says
+    otherwise (e.g. `eager`, to measure the dynamic-cache path)."""
+    value = os.environ.get("VERIFY_MODE", "graphs")
+    if value not in get_args(VerifyMode):
+        raise ValueError(f"VERIFY_MODE={value!r}: expected one of {', '.join(get_args(VerifyMode))}")
+    return cast(VerifyMode, value)
 
 
 @dataclass(frozen=True)
@@ -37,10 +47,8 @@ class Workload:
 
 
 def casd_workload(shape: dict[str, Any], device: str) -> Workload:
-    """A random Llama of `shape` in bf16 on `device` (built there) under `casd` with the device's fixed tree.
-
-    The verifier runs in VERIFY_MODE `graphs` (what `auto` is on a GPU; on a CPU the static verifier runs its same
-    code eagerly, so the dry run goes the GPU's way), unless VERIFY_MODE in the environment says otherwise."""
+    """A random Llama of `shape` in bf16 on `device` (built there) under `casd` with the device's fixed tree, its
+    verifier in `check_verify_mode`."""
     target = random_llama(shape, device, DTYPE)
     settings = SpeculativeSettings(
         _env_file=None,
@@ -48,7 +56,7 @@ def casd_workload(shape: dict[str, Any], device: str) -> Workload:
         dtype=DTYPE,
         tree_policy="fixed",
         generator_adapter="none",
-        verify_mode=os.environ.get("VERIFY_MODE", "graphs"),
+        verify_mode=check_verify_mode(),
     )
     return Workload(build_generator(settings, target, None, "casd", policy="fixed"), settings)
 
@@ -113,6 +121,18 @@ def decode_together(
         Outcome(tuple(generation.result.token_ids), ended[index] - arrived)
         for index, generation in enumerate(generations)
     ]
+
+
+def decode_alone(
+    generator: SpeculativeGenerator, decoder: BatchDecoder, request: GenerationRequest
+) -> GenerationResult:
+    """One answer decoded to its end through `decoder` (the worker's path, alone in the batch)."""
+    generation = generator.generate(request)
+    decoder.join(generation)
+    while decoder.members:
+        decoder.step()
+    generation.finish()
+    return generation.result
 
 
 def release(device: str) -> None:

@@ -7,10 +7,12 @@ downloaded: where it is missing the check is skipped and says how to provide it.
 the adapted model come from the model cache or, failing that, from the folders committed under
 `modelstore/trained/`. Each dtype loads the model once; every method decodes the same Dutch RAG prompts
 (`rag_prompts`) to the same token limit with the same stop ids (no stop strings: `generate()` would need the
-tokenizer's), interleaved prompt by prompt after a warm-up (which also compiles the baseline). Tokens per second are
-all answer tokens over all wall seconds, prefill included, per method. In float32 every method must equal the
-baseline token for token (the check fails otherwise); in bfloat16 a near-tied argmax may flip, so the equal answers
-are counted.
+tokenizer's), interleaved prompt by prompt after an untimed pass over every prompt (which compiles the baseline and
+meets every graph bucket of the engine's verifier). The engine decodes each answer alone the worker's way: a
+`BatchDecoder` of one slot over `build_verifier` (VERIFY_MODE `graphs` unless the environment says otherwise).
+Tokens per second are all answer tokens over all wall seconds, prefill included, per method. In float32 every
+method must equal the baseline token for token (the check fails otherwise); in bfloat16 a near-tied argmax may
+flip, so the equal answers are counted.
 
 In the dry run the model is a tiny random Llama with a byte tokenizer and a random EAGLE head, and the baseline runs
 on its static cache without compiling (minutes on a CPU): the report says so.
@@ -31,12 +33,13 @@ from modelstore.device import synced_clock
 from modelstore.trained import COMMITTED_FOLDERS
 from modelstore.trained import HERE as TRAINED_FOLDER
 from speculative.bench.random_head import write_random_head
-from speculative.build import build_generator, load_target, tree_nodes
+from speculative.build import build_generator, build_verifier, load_target, tree_nodes
+from speculative.engine.batch import BatchDecoder
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
 from speculative.gpu_check.checks import CheckResult, skipped
-from speculative.gpu_check.decoding import release
+from speculative.gpu_check.decoding import check_verify_mode, decode_alone, release
 from speculative.gpu_check.plan import DRY_RUN_LLAMA
 from speculative.gpu_check.rag_prompts import rag_prompts
 from speculative.gpu_check.tree_rows import random_llama
@@ -129,9 +132,14 @@ def compare_with_greedy(
                 notes["model"],
                 f"{len(prompts)} Dutch RAG prompts of the samples ({notes['prompt_tokens']} tokens), "
                 f"{new_tokens} new tokens at most, stop ids only; fixed tree of {notes['tree_nodes']} nodes; "
-                "tokens/s = all answer tokens over all wall seconds (prefill included), interleaved per prompt",
+                "each answer alone through the worker's path (a BatchDecoder of one slot); tokens/s = all answer "
+                "tokens over all wall seconds (prefill included), every prompt decoded once untimed, then "
+                "interleaved per prompt",
             ]
-        details += [f"{dtype}: baseline = {notes['baseline']}; eagle2+casd: {notes['head']}"]
+        details += [
+            f"{dtype}: baseline = {notes['baseline']}; engine verifier: {notes['verifier']}; eagle2+casd: "
+            f"{notes['head']}"
+        ]
         table += _rows(dtype, figures)
         if dtype == "float32":
             problems += [
@@ -197,7 +205,12 @@ def load_shipped(model_name: str, device: str, dtype: str) -> Generator:
     """The generator as the worker's defaults load it: the model with its default adapter merged, and the head
     trained for that pair."""
     settings = SpeculativeSettings(
-        _env_file=None, generator_model=model_name, device=device, dtype=dtype, tree_policy="fixed"
+        _env_file=None,
+        generator_model=model_name,
+        device=device,
+        dtype=dtype,
+        tree_policy="fixed",
+        verify_mode=check_verify_mode(),
     )
     adapter = settings.generator_adapter
     if adapter is not None:
@@ -234,7 +247,12 @@ def tiny_generator(device: str, dtype: str, work_dir: Path) -> Generator:
     target = random_llama(shape, device, dtype)
     head = write_random_head(target.model.config, work_dir / "tiny-head", seed=0)
     settings = SpeculativeSettings(
-        _env_file=None, device=device, dtype=dtype, tree_policy="fixed", generator_adapter="none"
+        _env_file=None,
+        device=device,
+        dtype=dtype,
+        tree_policy="fixed",
+        generator_adapter="none",
+        verify_mode=check_verify_mode(),
     )
     return Generator(target, tokenizer, settings, str(head), "random head (dry run)", "tiny random Llama")
 
@@ -309,12 +327,16 @@ def _measure(
             with_head, target, generator.tokenizer, "eagle2+casd", policy="fixed"
         )
     baseline = GreedyBaseline(target.model, engines["casd"].stop_token_ids, compile_baseline)
+    capacity = max(len(request.prompt_ids) + request.max_new_tokens for request in requests)
+    decoder = BatchDecoder(target, 1, build_verifier(generator.settings, target, 1, capacity))
     longest = max(requests, key=lambda request: len(request.prompt_ids))
     baseline.warm_up(
         longest.prompt_ids, longest.max_new_tokens
     )  # the largest static cache first: no recompile
-    for engine in engines.values():
-        engine.generate(requests[0]).run()
+    for request in requests:  # warm-up: greedy decoding repeats its trees, so every graph bucket is met here
+        baseline(request.prompt_ids, request.max_new_tokens)
+        for engine in engines.values():
+            decode_alone(engine, decoder, request)
     figures = {method: MethodFigures() for method in (BASELINE, *engines)}
     for request in requests:
         started = synced_clock(target.device)
@@ -322,7 +344,7 @@ def _measure(
         _add(figures[BASELINE], expected, synced_clock(target.device) - started, expected, None)
         for method, engine in engines.items():
             started = synced_clock(target.device)
-            result = engine.generate(request).run()
+            result = decode_alone(engine, decoder, request)
             _add(
                 figures[method],
                 result.token_ids,
@@ -336,6 +358,7 @@ def _measure(
         "prompt_tokens": f"{lengths[0]}–{lengths[-1]}",
         "tree_nodes": str(tree_nodes(generator.settings)),
         "baseline": baseline.describe(),
+        "verifier": decoder.verifier.mode,
         "head": generator.head_note,
     }
     return figures, notes
