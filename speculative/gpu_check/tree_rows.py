@@ -3,10 +3,10 @@
 On a GPU one decoding step of a big model is bound by reading its weights from HBM: verifying 64 tree rows should
 cost little more than verifying one, which is what makes speculative decoding pay there. The model is a Llama
 of the given shape with random weights allocated and initialised on the device itself (no CPU copy: 16 GB for
-Llama-3-8B in bf16); each step is the engine's own `TargetModel.verify` after a prefix, timed by the worker's cost
-model measurement. The HBM limit of a step is the bytes it must read (every weight except the input embedding, of
-which only the input rows are gathered, plus the prefix's KV cache) over the bandwidth of a device-to-device copy
-measured in the same run.
+Llama-3-8B in bf16); each step is one verify forward after a prefix, timed by the worker's cost model measurement
+(its default, eager verifier; `verify_graphs` times the static and graphed ones). The HBM limit of a step is the
+bytes it must read (every weight except the input embedding, of which only the input rows are gathered, plus the
+prefix's KV cache) over the bandwidth of a device-to-device copy measured in the same run.
 """
 
 import math
