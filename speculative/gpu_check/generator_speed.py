@@ -274,17 +274,17 @@ class GreedyBaseline:
         options: dict[str, Any] = (
             {"compile_config": self.compile_config} if self.compile else {"disable_compile": True}
         )
-        with torch.inference_mode():
-            output = cast(Any, self.model).generate(
-                input_ids,
-                attention_mask=torch.ones_like(input_ids),
-                max_new_tokens=new_tokens,
-                do_sample=False,
-                cache_implementation="static",
-                eos_token_id=self.stop_ids,
-                pad_token_id=self.stop_ids[0] if self.stop_ids else 0,
-                **options,
-            )
+        # generate() runs under its own no_grad; inference mode is left out, as transformers' compile examples do
+        output = cast(Any, self.model).generate(
+            input_ids,
+            attention_mask=torch.ones_like(input_ids),
+            max_new_tokens=new_tokens,
+            do_sample=False,
+            cache_implementation="static",
+            eos_token_id=self.stop_ids,
+            pad_token_id=self.stop_ids[0] if self.stop_ids else 0,
+            **options,
+        )
         return [int(token) for token in output[0, len(prompt_ids) :]]
 
     def warm_up(self, prompt_ids: Sequence[int], new_tokens: int) -> None:

@@ -112,25 +112,20 @@ def _time_modes(
     capacity = prefix_tokens + max(rows)
     steps: dict[str, Step] = {}
     errors: dict[str, str] = {}
-    graphs_active: bool | None = None
-    builders: dict[str, Callable[[], Step]] = {
-        EAGER: lambda: eager_step(target, prompt),
-        STATIC: lambda: static_step(target, prompt, capacity, graphs=False)[0],
-        GRAPHS: lambda: graph_step(),
+    builders: dict[str, Callable[[], tuple[Step, StaticBatchVerifier | None]]] = {
+        EAGER: lambda: (eager_step(target, prompt), None),
+        STATIC: lambda: static_step(target, prompt, capacity, graphs=False),
+        GRAPHS: lambda: static_step(target, prompt, capacity, graphs=True),
     }
-
-    def graph_step() -> Step:
-        nonlocal graphs_active
-        step, verifier = static_step(target, prompt, capacity, graphs=True)
-        graphs_active = verifier.graphs_active
-        return step
-
+    graph_verifier: StaticBatchVerifier | None = None
     tokens: dict[str, dict[int, list[int]]] = {}
     for mode, build in builders.items():
         try:
-            step = build()
-            tokens[mode] = {size: step(trees[size]) for size in rows}  # warm-up: every size once
+            step, verifier = build()
+            tokens[mode] = {size: step(trees[size]) for size in rows}  # warm-up: every size once (captures)
             steps[mode] = step
+            if mode == GRAPHS:
+                graph_verifier = verifier
         except Exception as error:  # one mode failing (e.g. out of memory) must not hide the others
             errors[mode] = f"{type(error).__name__}: {error}"
     times: dict[str, dict[int, list[float]]] = {mode: {size: [] for size in rows} for mode in steps}
@@ -140,8 +135,8 @@ def _time_modes(
                 begun = synced_clock(target.device)
                 step(trees[size])
                 times[mode][size].append(synced_clock(target.device) - begun)
-    if GRAPHS in steps and graphs_active is None:  # the step was built, so the verifier said
-        graphs_active = False
+    # read after the run: a capture that failed on the way left the verifier eager
+    graphs_active = None if graph_verifier is None else graph_verifier.graphs_active
     return (
         {
             mode: ModeTimes(

@@ -3,7 +3,9 @@ they measure (a broken timing, a missing test folder) instead of reporting it as
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -11,6 +13,9 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from api.prompting import build_rag_prompt
 from speculative.engine.batch import StepTimings
+from speculative.engine.kv_cache import KVCache
+from speculative.engine.static_verifier import StaticBatchVerifier
+from speculative.engine.step_graphs import GraphCaptureError
 from speculative.engine.target import TargetModel
 from speculative.gpu_check.batched import BatchRow, goal_line, nearest_rank
 from speculative.gpu_check.checks import CheckResult, skipped
@@ -20,11 +25,28 @@ from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.rag_prompts import rag_prompts
 from speculative.gpu_check.report import render
 from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
-from speculative.gpu_check.verify_graphs import EAGER, GRAPHS, STATIC, ModeTimes, graph_table
+from speculative.gpu_check.verify_graphs import (
+    EAGER,
+    GRAPHS,
+    STATIC,
+    ModeTimes,
+    captured_logs,
+    chain_tree,
+    graph_table,
+)
 from speculative.gpu_check.worker_model import byte_tokenizer, write_worker_model
 from tests.speculative.conftest import greedy_reference
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
+SMALL_LLAMA = LlamaConfig(
+    vocab_size=300,
+    hidden_size=32,
+    intermediate_size=64,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    num_key_value_heads=1,
+    max_position_embeddings=128,
+)
 
 
 @pytest.mark.slow
@@ -171,17 +193,8 @@ def test_batched_goals_are_judged_at_eight_answers_against_one_answer_alone() ->
 
 
 def test_the_greedy_baseline_says_when_it_did_not_run_compiled() -> None:
-    config = LlamaConfig(
-        vocab_size=300,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=128,
-    )
     torch.manual_seed(0)
-    model = LlamaForCausalLM(config).eval()
+    model = LlamaForCausalLM(SMALL_LLAMA).eval()
     prompt = list(range(5, 25))
     plain = GreedyBaseline(model, frozenset({2}), compile=False)
     asked_to_compile = GreedyBaseline(model, frozenset({2}), compile=True)  # a CPU: transformers declines
@@ -232,3 +245,27 @@ def test_the_graph_goal_counts_only_when_graphs_were_in_use_and_within_1_3_times
     assert inactive.endswith("| not met (graphs not active) |")
     only_eager = graph_table({EAGER: times[EAGER]}, [1], limit, graphs_active=None)[2]
     assert only_eager == "| 1 | 20.00 | — | — | 3.60 | — | — | — (the graph mode did not run) |"
+
+
+class _FailingCapture:
+    def capture(self, forward: Callable[[], None], outputs: Callable[[], torch.Tensor]) -> Any:
+        raise GraphCaptureError("out of memory (a test's capture)")
+
+
+def test_the_graph_check_quotes_the_verifiers_log_when_a_capture_falls_back_to_eager() -> None:
+    target = TargetModel(LlamaForCausalLM(SMALL_LLAMA).eval())
+    verifier = StaticBatchVerifier(target, slots=1, capacity=64, graphs=True, capture=_FailingCapture())
+    cache = KVCache()
+    target.prefill(list(range(5, 25)), cache)
+    verifier.add(cache)
+
+    with captured_logs("speculative") as lines:
+        tokens = verifier.verify([chain_tree(24, 4, SMALL_LLAMA.vocab_size)])[0].target_tokens
+
+    assert len(tokens) == 4 and not verifier.graphs_active  # what the check reads after its run
+    assert (
+        len(lines) == 1
+        and "capture of the verify forward" in lines[0]
+        and "every verify forward runs" in lines[0]
+    )
+    assert "\n" not in lines[0]
