@@ -1,5 +1,5 @@
 """`python -m speculative.bench.concurrency`: N answers at once, decoded together (continuous batching) against one
-at a time (MAX_BATCH=1: the others wait), for each N of `--concurrency`.
+at a time (MAX_BATCH=1: the others wait), for each N of `--concurrency`; batched with the settings' VERIFY_MODE.
 
 The engine is called directly (no HTTP), as the worker's decoding thread calls it: N prompts arrive at the same
 instant; batched, they join one `BatchDecoder` of N slots (each prefilled as it joins) and step together; one at a
@@ -24,8 +24,9 @@ import torch
 
 from speculative.bench.prompts import encode_prompt, load_prompt_set
 from speculative.bench.recording import command_line
-from speculative.build import build_generator, load_target
+from speculative.build import build_generator, build_verifier, load_target, verify_mode
 from speculative.engine.batch import BatchDecoder
+from speculative.engine.batch_verifier import BatchVerifier
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
 from speculative.settings import SpeculativeSettings
@@ -48,9 +49,14 @@ def one_at_a_time(generator: SpeculativeGenerator, requests: Sequence[Generation
     return outcomes
 
 
-def together(generator: SpeculativeGenerator, requests: Sequence[GenerationRequest]) -> list[Outcome]:
+def together(
+    generator: SpeculativeGenerator,
+    requests: Sequence[GenerationRequest],
+    verifier: BatchVerifier | None = None,
+) -> list[Outcome]:
+    """The requests decoded in one batch, verified by `verifier` (default: eager)."""
     arrived = time.perf_counter()
-    decoder = BatchDecoder(generator.target, len(requests))
+    decoder = BatchDecoder(generator.target, len(requests), verifier)
     generations = [generator.generate(request) for request in requests]
     ended: dict[int, float] = {}
     for index, generation in enumerate(generations):
@@ -98,16 +104,21 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> dict[str, Any]:
         for prompt in prompts
     ]
     one_at_a_time(generator, requests[:1])  # warm-up: first calls pay for allocations
-    together(generator, requests[:2])
+    together(generator, requests[:2], build_verifier(settings, target, 2))
     load_before = os.getloadavg()
     rows = []
     for concurrency in args.concurrency:
         batch = [requests[index % len(requests)] for index in range(concurrency)]
         figures = {}
         answers = {}
-        for mode, decode in (("one_at_a_time", one_at_a_time), ("together", together)):
+        verifier = build_verifier(settings, target, concurrency)
+        for mode in ("one_at_a_time", "together"):
             started = time.perf_counter()
-            outcomes = decode(generator, batch)
+            outcomes = (
+                one_at_a_time(generator, batch)
+                if mode == "one_at_a_time"
+                else together(generator, batch, verifier)
+            )
             figures[mode] = summarize(outcomes, time.perf_counter() - started)
             answers[mode] = [outcome.token_ids for outcome in outcomes]
             print(f"{concurrency} at once, {mode}: {figures[mode]}", file=sys.stderr)
@@ -120,6 +131,7 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> dict[str, Any]:
         "model": args.model,
         "method": args.method,
         "tree_policy": args.tree_policy,
+        "verify_mode": verify_mode(settings),
         "device": settings.device,
         "dtype": settings.dtype,
         "threads": torch.get_num_threads(),
