@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import CompileConfig, LlamaConfig, LlamaForCausalLM
 
 from api.prompting import build_rag_prompt
 from speculative.engine.batch import StepTimings
@@ -269,3 +269,20 @@ def test_the_graph_check_quotes_the_verifiers_log_when_a_capture_falls_back_to_e
         and "every verify forward runs" in lines[0]
     )
     assert "\n" not in lines[0]
+
+
+def test_a_baseline_whose_compile_fails_runs_uncompiled_and_quotes_the_error() -> None:
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(SMALL_LLAMA).eval()
+    prompt = list(range(5, 25))
+    baseline = GreedyBaseline(model, frozenset({2}), compile=True)
+    baseline.compile_config = CompileConfig(backend="no_such_backend")
+    baseline.compile_config._compile_all_devices = (
+        True  # transformers' switch to compile on a CPU (for tests)
+    )
+
+    baseline.warm_up(prompt, 6)
+
+    assert not baseline.compiled and baseline.compile_error is not None
+    assert "torch.compile failed" in baseline.describe()
+    assert baseline(prompt, 6) == greedy_reference(model, prompt, 6, frozenset({2}))
