@@ -123,11 +123,13 @@ class Eagle2Drafter(Drafter):
         return predicted[-1]
 
     def _grow(self, root_feature: torch.Tensor, rounds: int) -> list[CandidateLevel]:
-        """The candidate levels: the root's top-k children, then `rounds` expansions of the best k nodes."""
+        """The candidate levels: the root's top-k children, then `rounds` expansions of the best k nodes. Every
+        round stays on the device; the levels are read back once, at the end (one host round trip per tree)."""
         top_k = self.config.top_k
         scores, columns = self._log_probs(root_feature[None])[0].topk(top_k)
         tokens = self.shared.target_ids(columns)
-        levels = [CandidateLevel(tokens.tolist(), [ROOT_PARENT] * top_k, scores.tolist())]
+        root_parents = torch.full((top_k,), ROOT_PARENT, device=tokens.device)
+        levels = [(tokens, root_parents, scores)]
         frontier = torch.arange(top_k, device=tokens.device)
         features = root_feature.expand(top_k, -1)
         ancestors = torch.zeros(top_k, 0, dtype=torch.bool, device=tokens.device)
@@ -140,17 +142,12 @@ class Eagle2Drafter(Drafter):
             child_scores, child_columns = self._log_probs(predicted).topk(top_k, dim=-1)
             child_tokens = self.shared.target_ids(child_columns)
             cumulative = (scores[frontier, None] + child_scores).flatten()
-            parents_of_children = frontier.repeat_interleave(top_k)
-            levels.append(
-                CandidateLevel(
-                    child_tokens.flatten().tolist(), parents_of_children.tolist(), cumulative.tolist()
-                )
-            )
+            levels.append((child_tokens.flatten(), frontier.repeat_interleave(top_k), cumulative))
             frontier = cumulative.topk(top_k).indices
             parent_rows = frontier // top_k
             ancestors, features = row_visible[parent_rows], predicted[parent_rows]
             tokens, scores = child_tokens.flatten(), cumulative
-        return levels
+        return _on_host(levels)
 
     def _run(
         self,
@@ -176,6 +173,25 @@ class Eagle2Drafter(Drafter):
                 raise RuntimeError(f"the tree's budget {tree.max_nodes} is below the {count} nodes selected")
             nodes.append(node)
         return tree
+
+
+def _on_host(levels: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> list[CandidateLevel]:
+    """The candidate levels (tokens, parents, scores on the device) as host lists, in one transfer of each kind."""
+    sizes = [len(tokens) for tokens, _, _ in levels]
+    ids = torch.cat([torch.cat([tokens, parents]) for tokens, parents, _ in levels]).tolist()
+    scores = torch.cat([level_scores for _, _, level_scores in levels]).tolist()
+    candidates, start, score_start = [], 0, 0
+    for size in sizes:
+        candidates.append(
+            CandidateLevel(
+                ids[start : start + size],
+                ids[start + size : start + 2 * size],
+                scores[score_start : score_start + size],
+            )
+        )
+        start += 2 * size
+        score_start += size
+    return candidates
 
 
 def build_eagle2(settings: SpeculativeSettings, target: TargetModel) -> DrafterFactory:
