@@ -1,9 +1,10 @@
 """`python -m speculative.gpu_check`: run on a CUDA machine, it measures in a few minutes how long verifying 1–64
 tree rows takes for a Llama-3-8B-shaped model against the HBM limit (eager, static cache, CUDA graphs), the engine's
 overhead per decoding step, batched throughput with 1–16 answers at once, and the shipped generator against a
-compiled greedy baseline; it checks that the engine is lossless there and that the worker serves and streams there.
-It writes a Markdown report and exits non-zero if a check fails (a check that cannot run here, e.g. for want of
-its model, is skipped and says why). Without CUDA (or with --dry-run) the same steps run on the CPU with tiny
+compiled greedy baseline (where it is missing, a model of its shape with random weights: the engine's step time
+and the τ it needs for twice the baseline); it checks that the engine is lossless there and that the worker serves
+and streams there. It writes a Markdown report and exits non-zero if a check fails (a check that cannot run here is
+skipped and says why). Without CUDA (or with --dry-run) the same steps run on the CPU with tiny
 shapes.
 """
 
@@ -21,10 +22,10 @@ import torch
 from speculative.gpu_check.batched import batched_throughput
 from speculative.gpu_check.checks import CheckResult
 from speculative.gpu_check.engine_overhead import engine_overhead
-from speculative.gpu_check.generator_speed import compare_with_greedy
 from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.plan import Plan, dry_run_plan, gpu_plan
 from speculative.gpu_check.report import render
+from speculative.gpu_check.shaped_generator import generator_check
 from speculative.gpu_check.tree_rows import time_tree_rows
 from speculative.gpu_check.verify_graphs import time_graph_modes
 from speculative.gpu_check.worker_stream import stream_from_worker
@@ -113,20 +114,8 @@ def run_checks(
                 logs / "worker.log",
             ),
         ),
-        # Last: the longest (the baseline compiles on the GPU), and skipped where its model is missing.
-        (
-            "generator against compiled greedy",
-            lambda: compare_with_greedy(
-                plan.generator_model,
-                plan.device,
-                plan.generator_dtypes,
-                plan.generator_prompts,
-                plan.generator_new_tokens,
-                plan.generator_passage_chars,
-                plan.compile_baseline,
-                work_dir,
-            ),
-        ),
+        # Last: the longest (the baseline compiles on the GPU); a model of its shape runs where the model is missing.
+        ("generator against compiled greedy", lambda: generator_check(plan, work_dir)),
     ]
     results = []
     for name, check in checks:

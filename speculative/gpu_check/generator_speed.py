@@ -14,8 +14,8 @@ Tokens per second are all answer tokens over all wall seconds, prefill included,
 method must equal the baseline token for token (the check fails otherwise); in bfloat16 a near-tied argmax may
 flip, so the equal answers are counted.
 
-In the dry run the model is a tiny random Llama with a byte tokenizer and a random EAGLE head, and the baseline runs
-on its static cache without compiling (minutes on a CPU): the report says so.
+Where the generator is missing, and in the dry run, `shaped_generator` runs the same measurement on a model of its
+shape with random weights instead (`measure_methods` is shared).
 """
 
 import importlib.util
@@ -32,18 +32,15 @@ from modelstore import resolve_model
 from modelstore.device import synced_clock
 from modelstore.trained import COMMITTED_FOLDERS
 from modelstore.trained import HERE as TRAINED_FOLDER
-from speculative.bench.random_head import write_random_head
 from speculative.build import build_generator, build_verifier, load_target, tree_nodes
 from speculative.engine.batch import BatchDecoder
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest
+from speculative.engine.stats import GenerationStats
 from speculative.engine.target import TargetModel
 from speculative.gpu_check.checks import CheckResult, skipped
 from speculative.gpu_check.decoding import check_verify_mode, decode_alone, release
-from speculative.gpu_check.plan import DRY_RUN_LLAMA
 from speculative.gpu_check.rag_prompts import rag_prompts
-from speculative.gpu_check.tree_rows import random_llama
-from speculative.gpu_check.worker_model import byte_tokenizer
 from speculative.settings import SpeculativeSettings
 
 # The head trained on each generator's answers (docs/speculative-engine.md), by generator and adapter.
@@ -63,13 +60,18 @@ PROVIDE_HINT = (
 
 @dataclass
 class MethodFigures:
-    """One method's answers over the prompts: tokens, seconds, τ of each, and how many equal the baseline's."""
+    """One method's answers over the prompts: tokens, seconds, τ of each, and how many equal the baseline's; for the
+    engine also its verification steps, the tokens they accepted, the tree nodes they verified and its prefill."""
 
     tokens: int = 0
     seconds: float = 0.0
     taus: list[float] = field(default_factory=list)
     equal: int = 0
     answers: int = 0
+    steps: int = 0
+    accepted: int = 0
+    nodes: int = 0
+    prefill_seconds: float = 0.0
 
     @property
     def tokens_per_second(self) -> float:
@@ -82,7 +84,7 @@ class Generator:
     (None: no head, `head_note` says why)."""
 
     target: TargetModel
-    tokenizer: PreTrainedTokenizerBase
+    tokenizer: PreTrainedTokenizerBase | None  # None: prompts of token ids (the shaped fallback)
     settings: SpeculativeSettings
     head: str | None
     head_note: str
@@ -90,40 +92,33 @@ class Generator:
 
 
 def compare_with_greedy(
-    model_name: str | None,
+    model_name: str,
     device: str,
     dtypes: Sequence[str],
     prompt_count: int,
     new_tokens: int,
     passage_chars: int,
     compile_baseline: bool,
-    work_dir: Path,
 ) -> CheckResult:
-    """Decode `prompt_count` Dutch RAG prompts with each method and the baseline in each dtype; `model_name`
-    None = the dry run's tiny random model."""
+    """Decode `prompt_count` Dutch RAG prompts with each method and the baseline in each dtype; skipped (saying
+    why) when the model cannot load here without a download."""
     started = time.monotonic()
-    label = model_name or "tiny random Llama (dry run)"
-    name = f"{label} on {device}: casd and eagle2+casd against {BASELINE}"
-    if model_name is not None:
-        reasons = missing_parts(model_name)
-        if reasons:
-            return skipped(name, time.monotonic() - started, reasons)
+    name = f"{model_name} on {device}: casd and eagle2+casd against {BASELINE}"
+    reasons = missing_parts(model_name)
+    if reasons:
+        return skipped(name, time.monotonic() - started, reasons)
     prompts = rag_prompts(prompt_count, passage_chars)
     details: list[str] = []
     table: list[str] = []
     problems: list[str] = []
     for dtype in dtypes:
-        generator = (
-            load_shipped(model_name, device, dtype)
-            if model_name is not None
-            else tiny_generator(device, dtype, work_dir)
-        )
+        generator = load_shipped(model_name, device, dtype)
+        tokenizer = cast(PreTrainedTokenizerBase, generator.tokenizer)
         try:
             requests = [
-                GenerationRequest(list(generator.tokenizer(prompt.text)["input_ids"]), new_tokens)
-                for prompt in prompts
+                GenerationRequest(list(tokenizer(prompt.text)["input_ids"]), new_tokens) for prompt in prompts
             ]
-            figures, notes = _measure(generator, requests, compile_baseline)
+            figures, notes = measure_methods(generator, requests, compile_baseline)
         finally:
             del generator
             release(device)
@@ -141,12 +136,7 @@ def compare_with_greedy(
             f"{notes['head']}"
         ]
         table += _rows(dtype, figures)
-        if dtype == "float32":
-            problems += [
-                f"float32 {method}: {figure.equal} of {figure.answers} answers equal the baseline's tokens"
-                for method, figure in figures.items()
-                if method != BASELINE and figure.equal < figure.answers
-            ]
+        problems += mismatches(dtype, figures)
     header = [
         "| dtype | method | tokens | tokens/s | × baseline | τ | answers equal to the baseline | goal ≥ 2× |",
         "|---|---|---|---|---|---|---|---|",
@@ -239,24 +229,6 @@ def load_shipped(model_name: str, device: str, dtype: str) -> Generator:
     )
 
 
-def tiny_generator(device: str, dtype: str, work_dir: Path) -> Generator:
-    """The dry run's generator: a tiny random Llama, the byte tokenizer, a random EAGLE head."""
-    tokenizer = byte_tokenizer()
-    end = len(tokenizer) - 1
-    shape = {**DRY_RUN_LLAMA, "vocab_size": len(tokenizer), "bos_token_id": end, "eos_token_id": end}
-    target = random_llama(shape, device, dtype)
-    head = write_random_head(target.model.config, work_dir / "tiny-head", seed=0)
-    settings = SpeculativeSettings(
-        _env_file=None,
-        device=device,
-        dtype=dtype,
-        tree_policy="fixed",
-        generator_adapter="none",
-        verify_mode=check_verify_mode(),
-    )
-    return Generator(target, tokenizer, settings, str(head), "random head (dry run)", "tiny random Llama")
-
-
 class GreedyBaseline:
     """transformers' greedy `generate()` on a static KV cache, its decoding forward compiled with
     `torch.compile(mode="reduce-overhead")` (CUDA graphs) when `compile` is set; stops at `stop_ids`."""
@@ -314,9 +286,11 @@ class GreedyBaseline:
         return "static cache, not compiled (dry run: compiling takes minutes on a CPU)"
 
 
-def _measure(
+def measure_methods(
     generator: Generator, requests: Sequence[GenerationRequest], compile_baseline: bool
 ) -> tuple[dict[str, MethodFigures], dict[str, str]]:
+    """Every method and the baseline decode every request once untimed, then timed interleaved per request;
+    the figures per method and notes on how it ran (model, prompt lengths, tree, baseline, verifier, head)."""
     target = generator.target
     engines: dict[str, SpeculativeGenerator] = {
         "casd": build_generator(generator.settings, target, generator.tokenizer, "casd", policy="fixed")
@@ -350,7 +324,7 @@ def _measure(
                 result.token_ids,
                 synced_clock(target.device) - started,
                 expected,
-                result.stats.tau,
+                result.stats,
             )
     lengths = sorted(len(request.prompt_ids) for request in requests)
     notes = {
@@ -364,15 +338,35 @@ def _measure(
     return figures, notes
 
 
+def mismatches(dtype: str, figures: dict[str, MethodFigures]) -> list[str]:
+    """What fails the check: in float32 every method's answers must equal the baseline's token for token (in
+    bfloat16 a near-tied argmax may flip, so there they are only counted)."""
+    if dtype != "float32":
+        return []
+    return [
+        f"float32 {method}: {figure.equal} of {figure.answers} answers equal the baseline's tokens"
+        for method, figure in figures.items()
+        if method != BASELINE and figure.equal < figure.answers
+    ]
+
+
 def _add(
-    figure: MethodFigures, tokens: Sequence[int], seconds: float, expected: Sequence[int], tau: float | None
+    figure: MethodFigures,
+    tokens: Sequence[int],
+    seconds: float,
+    expected: Sequence[int],
+    stats: GenerationStats | None,
 ) -> None:
     figure.tokens += len(tokens)
     figure.seconds += seconds
     figure.answers += 1
     figure.equal += list(tokens) == list(expected)
-    if tau is not None:
-        figure.taus.append(tau)
+    if stats is not None:
+        figure.taus.append(stats.tau)
+        figure.steps += len(stats.steps)
+        figure.accepted += sum(step.acceptance_length for step in stats.steps)
+        figure.nodes += sum(stats.nodes_by_source.values())
+        figure.prefill_seconds += stats.prefill_seconds
 
 
 def _rows(dtype: str, figures: dict[str, MethodFigures]) -> list[str]:

@@ -18,6 +18,36 @@ LLAMA3_8B: dict[str, Any] = {
     "max_position_embeddings": 8192,
     "tie_word_embeddings": False,
 }
+# Gemma 3 270M's shapes (google/gemma-3-270m config.json): check 7 builds a model of this shape with random weights
+# where the real one is not on the machine. Only what changes the cost is kept: RoPE's θ, the norms' epsilon and the
+# attention scalar keep transformers' defaults; every 6th layer attends fully, the others over a 512-token window.
+GEMMA3_270M: dict[str, Any] = {
+    "vocab_size": 262_144,
+    "hidden_size": 640,
+    "intermediate_size": 2048,
+    "num_hidden_layers": 18,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 1,
+    "head_dim": 256,
+    "sliding_window": 512,
+    "layer_types": ["full_attention" if layer % 6 == 5 else "sliding_attention" for layer in range(18)],
+    "max_position_embeddings": 32_768,
+    "tie_word_embeddings": True,
+}
+# Its dry-run stand-in: one sliding layer whose window the prompts outrun, one full layer.
+DRY_RUN_GEMMA3: dict[str, Any] = {
+    "vocab_size": 4096,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 32,
+    "sliding_window": 16,
+    "layer_types": ["sliding_attention", "full_attention"],
+    "max_position_embeddings": 1024,
+    "tie_word_embeddings": True,
+}
 DRY_RUN_LLAMA: dict[str, Any] = {
     "vocab_size": 4096,
     "hidden_size": 128,
@@ -60,12 +90,17 @@ class Plan:
     overhead_rounds: int  # batches decoded per row (the first one more, as warm-up)
     concurrency: tuple[int, ...]  # answers at once, the first one the reference ("one answer")
     # the shipped generator against plain greedy
-    generator_model: str | None  # None: a tiny random Llama with a byte tokenizer (dry run)
+    generator_model: str | None  # None: not looked for, the shaped fallback runs (dry run)
     generator_dtypes: tuple[str, ...]
     generator_prompts: int
     generator_new_tokens: int
     generator_passage_chars: int
     compile_baseline: bool  # greedy generate() with torch.compile(mode="reduce-overhead") on the static cache
+    # where the shipped generator is missing: a model of its shape with random weights, on synthetic token ids
+    generator_shape: dict[str, Any]
+    generator_shape_name: str
+    shaped_prompts: int
+    shaped_prompt_tokens: int
 
 
 def gpu_plan(device: str) -> Plan:
@@ -96,6 +131,10 @@ def gpu_plan(device: str) -> Plan:
         generator_new_tokens=128,
         generator_passage_chars=2400,
         compile_baseline=True,
+        generator_shape=GEMMA3_270M,
+        generator_shape_name="Gemma-3-270M-shaped (random weights)",
+        shaped_prompts=3,
+        shaped_prompt_tokens=900,  # the Dutch RAG prompts of the real check are 846–956 Gemma tokens
     )
 
 
@@ -128,4 +167,8 @@ def dry_run_plan() -> Plan:
         generator_new_tokens=12,
         generator_passage_chars=200,
         compile_baseline=False,  # compiling takes minutes on this CPU; the dry run says so in its report
+        generator_shape=DRY_RUN_GEMMA3,
+        generator_shape_name="tiny Gemma-3-shaped (dry run, random weights)",
+        shaped_prompts=2,
+        shaped_prompt_tokens=48,
     )

@@ -1,15 +1,18 @@
 """The GPU check (`python -m speculative.gpu_check`): its CPU dry run passes end to end, and its parts judge what
 they measure (a broken timing, a missing test folder) instead of reporting it as a pass."""
 
+import json
+import math
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
-from transformers import CompileConfig, LlamaConfig, LlamaForCausalLM
+from transformers import CompileConfig, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM
 
 from api.prompting import build_rag_prompt
 from speculative.engine.batch import StepTimings
@@ -20,10 +23,26 @@ from speculative.engine.target import TargetModel
 from speculative.gpu_check.batched import BatchRow, goal_line, nearest_rank
 from speculative.gpu_check.checks import CheckResult, skipped
 from speculative.gpu_check.engine_overhead import OverheadRow, overhead_table, timing_problems
-from speculative.gpu_check.generator_speed import GreedyBaseline, compare_with_greedy
+from speculative.gpu_check.generator_speed import (
+    BASELINE,
+    GreedyBaseline,
+    MethodFigures,
+    compare_with_greedy,
+    local_folder,
+    mismatches,
+)
 from speculative.gpu_check.lossless import run_lossless_tests
+from speculative.gpu_check.plan import DRY_RUN_GEMMA3, GEMMA3_270M, dry_run_plan
 from speculative.gpu_check.rag_prompts import rag_prompts
 from speculative.gpu_check.report import render
+from speculative.gpu_check.shaped_generator import (
+    SHIPPED_HEAD,
+    generator_check,
+    head_fits,
+    needed_tau,
+    needed_tau_with_prefill,
+    shaped_rows,
+)
 from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
 from speculative.gpu_check.verify_graphs import (
     EAGER,
@@ -76,11 +95,15 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
         assert f"\n| {rows} | " in graphs
     assert "| answers per step |" in text and "overhead share" in text
     assert "| answers at once |" in text and "goals at 8 answers" in text
-    # the generator against plain greedy: every method in both dtypes, fp32 token-exact, no compiling on a CPU
+    # the generator against plain greedy, on the stand-in of its shape (the dry run does not look for the model):
+    # every method in both dtypes, fp32 token-exact, no compiling on a CPU, the τ needed for 2× next to the real τ
+    generator = _section(text, "## tiny Gemma-3-shaped (dry run, random weights)")
     for dtype in ("float32", "bfloat16"):
         for method in ("greedy generate()", "casd", "eagle2+casd"):
-            assert f"| {dtype} | {method} | " in text
-    assert "not compiled (dry run" in text
+            assert f"| {dtype} | {method} | " in generator
+        assert f"{dtype} casd: 2× the baseline needs τ " in generator
+    assert "not compiled (dry run" in generator and "| τ for 2× |" in generator
+    assert "casd τ 5.11" in generator and "docs/benchmarks.md" in generator
 
 
 def _section(report: str, heading: str) -> str:
@@ -144,9 +167,7 @@ def test_a_generator_in_no_cache_is_skipped_with_the_command_that_provides_it(
 ) -> None:
     monkeypatch.setenv("MODEL_CACHE", str(tmp_path / "empty-cache"))
 
-    result = compare_with_greedy(
-        "vraagbaak/no-such-generator", "cpu", ("float32",), 1, 4, 200, False, tmp_path
-    )
+    result = compare_with_greedy("vraagbaak/no-such-generator", "cpu", ("float32",), 1, 4, 200, False)
 
     assert result.skipped and result.passed and result.verdict == "SKIPPED"
     assert "not in the model cache" in result.details[0]
@@ -286,3 +307,74 @@ def test_a_baseline_whose_compile_fails_runs_uncompiled_and_quotes_the_error() -
     assert not baseline.compiled and baseline.compile_error is not None
     assert "torch.compile failed" in baseline.describe()
     assert baseline(prompt, 6) == greedy_reference(model, prompt, 6, frozenset({2}))
+
+
+def test_without_the_generator_a_model_of_its_shape_runs_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MODEL_CACHE", str(tmp_path / "empty-cache"))
+    plan = replace(
+        dry_run_plan(),
+        generator_model="vraagbaak/no-such-generator",
+        generator_dtypes=("float32",),
+        shaped_prompts=1,
+        generator_new_tokens=6,
+    )
+
+    result = generator_check(plan, tmp_path)
+
+    assert result.passed and not result.skipped  # float32 answers equal the baseline's token for token
+    assert "so its shape runs instead" in result.details[0] and "not in the model cache" in result.details[0]
+    assert any("modelstore provision --only vraagbaak/no-such-generator" in line for line in result.details)
+    rows = [line for line in result.details if line.startswith("| float32 | ")]
+    assert [row.split(" | ")[1] for row in rows] == ["greedy generate()", "casd", "eagle2+casd"]
+    assert rows[1].endswith("| 1 of 1 |")
+
+
+def test_the_tau_needed_for_twice_the_baseline_follows_from_the_step_and_token_times() -> None:
+    # the baseline: 100 tokens in 0.4 s (4 ms a token); casd: 100 tokens in 50 steps of 10 ms after a 0.05 s prefill
+    figures = {
+        BASELINE: MethodFigures(tokens=100, seconds=0.4, equal=1, answers=1),
+        "casd": MethodFigures(
+            tokens=100,
+            seconds=0.55,
+            equal=1,
+            answers=1,
+            steps=50,
+            accepted=100,
+            nodes=300,
+            prefill_seconds=0.05,
+        ),
+    }
+
+    casd = shaped_rows("float32", figures)[1].split(" | ")
+
+    # τ 5 with 10 ms steps gives 2 ms a token: twice the baseline's 4 ms
+    assert needed_tau(0.010, 0.004) == pytest.approx(5.0)
+    assert casd[3:9] == ["10.00", "6.0", "2.00", "5.50", "0.73×", "5.00"]
+    # with the prefill: 100 tokens × 10 ms ÷ (0.4 s ÷ 2 − 0.05 s)
+    assert casd[9] == "6.67" and needed_tau_with_prefill(100, 0.010, 0.4, 0.25) == math.inf
+    assert shaped_rows("float32", figures)[2].endswith("| skipped (no EAGLE head) | | | | | | | | |")
+
+
+def test_float32_answers_that_differ_from_the_baseline_fail_the_check_and_bfloat16_ones_are_counted() -> None:
+    figures = {
+        BASELINE: MethodFigures(tokens=10, seconds=1.0, equal=2, answers=2),
+        "casd": MethodFigures(tokens=10, seconds=1.0, equal=1, answers=2),
+    }
+
+    assert mismatches("float32", figures) == ["float32 casd: 1 of 2 answers equal the baseline's tokens"]
+    assert mismatches("bfloat16", figures) == []
+
+
+def test_the_committed_shape_is_gemma_3_270ms_and_fits_the_committed_head() -> None:
+    head = local_folder(SHIPPED_HEAD, Path("/no-model-cache"))  # its folder under modelstore/trained
+
+    assert head is not None
+    assert head_fits(head, Gemma3TextConfig(**GEMMA3_270M))
+    assert not head_fits(head, Gemma3TextConfig(**DRY_RUN_GEMMA3))  # the dry run drafts with a random head
+    real = REPO_ROOT / ".models" / "google--gemma-3-270m" / "config.json"
+    if not real.is_file():
+        pytest.skip(f"{real} is not here (make models) to compare the shape with")
+    config = json.loads(real.read_text(encoding="utf-8"))
+    assert {key: config[key] for key in GEMMA3_270M} == GEMMA3_270M
