@@ -7,7 +7,7 @@ dtype's minimum hidden) is required: a bool mask is silently wrong under `eager`
 a key being visible iff `query position − key position < window`.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import torch
 
@@ -28,10 +28,11 @@ def visible_keys(
 
 
 def additive_mask(visible: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Float `[1, 1, rows, keys]` in the model's dtype: 0 where visible, the dtype's minimum elsewhere."""
+    """Float in the model's dtype, 0 where visible, the dtype's minimum elsewhere: `[1, 1, rows, keys]` for a
+    `[rows, keys]` `visible`, `[answers, 1, rows, keys]` for an `[answers, rows, keys]` one."""
     mask = torch.zeros(visible.shape, dtype=dtype, device=visible.device)
     mask.masked_fill_(~visible, torch.finfo(dtype).min)
-    return mask[None, None]
+    return mask[None, None] if visible.dim() == 2 else mask[:, None]
 
 
 def tree_attention_mask(
@@ -52,54 +53,45 @@ def tree_attention_mask(
 
 
 def batch_tree_attention_mask(
-    lengths: Sequence[int],
-    width: int,
-    trees: Sequence[tuple[torch.Tensor, torch.Tensor]],
-    rows: int,
+    lengths: torch.Tensor,
+    width: torch.Tensor | int,
+    ancestors: torch.Tensor,
+    positions: torch.Tensor,
+    keys: int,
     layer_windows: Mapping[str, int | None],
     dtype: torch.dtype,
 ) -> LayerMask:
-    """The mask argument for a batched tree forward: `[answers, 1, rows, width + rows]` per layer type.
-
-    Answer b's prefix is the first `lengths[b]` of `width` cached positions; its tree (`(ancestors, positions)`)
-    fills the first of the `rows` new positions, which follow the `width` cached ones. Each tree row sees its
-    answer's prefix and its ancestors; a padding row (beyond the answer's tree) sees only itself."""
-    masks = {}
-    for layer_type, window in layer_windows.items():
-        visible = torch.zeros(len(trees), rows, width + rows, dtype=torch.bool)
-        for answer, (length, (ancestors, positions)) in enumerate(zip(lengths, trees, strict=True)):
-            count = ancestors.shape[0]
-            own = visible_keys(length, ancestors, positions, window)
-            visible[answer, :count, :length] = own[:, :length]
-            visible[answer, :count, width : width + count] = own[:, length:]
-            padding = torch.arange(count, rows)
-            visible[answer, padding, width + padding] = True
-        masks[layer_type] = additive_mask(visible, dtype)[0, 0][:, None]
+    """The mask argument for a batched tree forward (a `TreeBatch` after `width` cached positions, over `keys`
+    positions): one `[answers, 1, rows, keys]` tensor, or a dict when the model has several layer types."""
+    masks = {
+        layer_type: batch_tree_mask(lengths, width, ancestors, positions, keys, window, dtype)
+        for layer_type, window in layer_windows.items()
+    }
     if len(masks) == 1:
         return next(iter(masks.values()))
     return masks
 
 
-def pool_tree_mask(
+def batch_tree_mask(
     lengths: torch.Tensor,
-    width: torch.Tensor,
+    width: torch.Tensor | int,
     ancestors: torch.Tensor,
     positions: torch.Tensor,
     keys: int,
     window: int | None,
     dtype: torch.dtype,
 ) -> torch.Tensor:
-    """The mask of a tree forward over a `KVPool`, built on the device from small inputs (no host round trip, so a
-    CUDA graph can compute it): `[answers, 1, rows, keys]`.
+    """One layer type's mask of a batched tree forward, `[answers, 1, rows, keys]`, built with tensor operations
+    only (on the inputs' device, no host round trip: a CUDA graph can compute it).
 
     Answer b's prefix is its first `lengths[b]` positions; the trees' rows were written at positions `width …
-    width + rows − 1` (`width` a 0-d tensor); `ancestors[b]` (`[rows, rows]`, every row its own ancestor, a padding
-    row only itself) and `positions[b]` give answer b's tree. Every other position is hidden."""
+    width + rows − 1` (`width` may be a 0-d tensor); `ancestors[b]` (`[rows, rows]`, every row its own ancestor, a
+    padding row only itself) and `positions[b]` give answer b's tree. A tree row sees its answer's prefix and its
+    ancestors (within the sliding `window`, by position); a padding row sees only itself; every other key is
+    hidden."""
     rows = ancestors.shape[-1]
     slots = torch.arange(keys, device=ancestors.device)
-    tree_row = ancestors[
-        :, :, :1
-    ]  # [answers, rows, 1]: a tree row descends from the root, a padding row does not
+    tree_row = ancestors[:, :, :1]  # [answers, rows, 1]: a tree row descends from the root, a padding row not
     in_prefix = (slots[None, :] < lengths[:, None])[:, None, :] & tree_row  # [answers, rows, keys]
     tree_column = slots - width
     in_tree = (tree_column >= 0) & (tree_column < rows)
@@ -109,6 +101,4 @@ def pool_tree_mask(
         tree_positions = positions[:, column]  # [answers, keys]
         key_positions = torch.where(in_tree[None, :], tree_positions, slots[None, :])
         visible &= (positions[:, :, None] - key_positions[:, None, :]) < window
-    mask = torch.zeros(visible.shape, dtype=dtype, device=visible.device)
-    mask.masked_fill_(~visible, torch.finfo(dtype).min)
-    return mask[:, None]
+    return additive_mask(visible, dtype)

@@ -20,13 +20,14 @@ from typing import Any, cast
 
 import torch
 
-from speculative.engine.attention_mask import pool_tree_mask
+from speculative.engine.attention_mask import batch_tree_attention_mask
 from speculative.engine.batch_verifier import StepOutput
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.kv_pool import KVPool, PoolView
 from speculative.engine.step_graphs import GraphCapture, GraphCaptureError, StepGraphs
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
+from speculative.engine.tree_batch import TreeBatch
 
 log = logging.getLogger(__name__)
 
@@ -176,21 +177,11 @@ class StaticBatchVerifier:
 
     def _fill(self, step: _Bucket, trees: Sequence[DraftTree], width: int) -> None:
         """Copy this step's inputs into the bucket's static tensors."""
-        input_ids = torch.zeros(step.answers, step.rows, dtype=torch.long)
-        positions = torch.zeros(step.answers, step.rows, dtype=torch.long)
-        lengths = torch.zeros(step.answers, dtype=torch.long)
-        ancestors = torch.eye(step.rows, dtype=torch.bool).repeat(step.answers, 1, 1)
-        for answer, (tree, length) in enumerate(zip(trees, self._lengths, strict=True)):
-            count = tree.num_rows
-            input_ids[answer, :count] = torch.tensor(tree.tokens)
-            positions[answer] = length
-            positions[answer, :count] += tree.position_offsets()
-            lengths[answer] = length
-            ancestors[answer, :count, :count] = tree.ancestor_mask()
-        step.input_ids.copy_(input_ids, non_blocking=True)
-        step.positions.copy_(positions, non_blocking=True)
-        step.lengths.copy_(lengths, non_blocking=True)
-        step.ancestors.copy_(ancestors, non_blocking=True)
+        batch = TreeBatch.of(trees, self._lengths, step.answers, step.rows)
+        for static, tensor in zip(
+            (step.input_ids, step.positions, step.lengths, step.ancestors), batch.tensors(), strict=True
+        ):
+            static.copy_(tensor, non_blocking=True)
         step.width.fill_(width)
 
     def _run(self, step: _Bucket) -> None:
@@ -216,13 +207,15 @@ class StaticBatchVerifier:
     def _forward(self, step: _Bucket) -> None:
         """The whole step on the device: write positions, masks, the forward, the greedy tokens."""
         step.write_positions.copy_(step.width + self._arange[: step.rows])
-        masks = {
-            layer_type: pool_tree_mask(
-                step.lengths, step.width, step.ancestors, step.positions, step.keys, window, self.target.dtype
-            )
-            for layer_type, window in self.target.layer_windows.items()
-        }
-        mask = next(iter(masks.values())) if len(masks) == 1 else masks
+        mask = batch_tree_attention_mask(
+            step.lengths,
+            step.width,
+            step.ancestors,
+            step.positions,
+            step.keys,
+            self.target.layer_windows,
+            self.target.dtype,
+        )
         hidden = self.target.decode_rows(step.input_ids, step.positions, mask, step.cache)
         step.hidden = hidden
         step.tokens = cast(torch.Tensor, self.target.logits(hidden).argmax(dim=-1))

@@ -18,6 +18,7 @@ from modelstore.device import torch_dtype
 from speculative.engine.attention_mask import LayerMask, batch_tree_attention_mask, tree_attention_mask
 from speculative.engine.kv_cache import BatchKVCache, KVCache
 from speculative.engine.tree import DraftTree
+from speculative.engine.tree_batch import TreeBatch
 
 AttentionKernel = Literal["sdpa", "eager"]
 SUPPORTED_LAYER_TYPES = ("full_attention", "sliding_attention")
@@ -123,22 +124,17 @@ class TargetModel:
         if len(trees) != len(cache):
             raise ValueError(f"{len(trees)} trees for the {len(cache)} answers of the batch")
         width, rows = cache.width, max(tree.num_rows for tree in trees)
-        input_ids = torch.zeros(len(trees), rows, dtype=torch.long)
-        positions = torch.zeros(len(trees), rows, dtype=torch.long)
-        shapes = []
-        for answer, (tree, length) in enumerate(zip(trees, cache.lengths, strict=True)):
-            offsets = tree.position_offsets() + length
-            input_ids[answer, : tree.num_rows] = torch.tensor(tree.tokens)
-            positions[answer, : tree.num_rows] = offsets
-            positions[answer, tree.num_rows :] = length
-            shapes.append((tree.ancestor_mask(), offsets))
-        mask = batch_tree_attention_mask(cache.lengths, width, shapes, rows, self.layer_windows, self.dtype)
-        hidden = self.decode_rows(
-            input_ids.to(self.device),
-            positions.to(self.device),
-            _to_device(mask, self.device),
-            cache.model_cache,
+        batch = TreeBatch.of(trees, cache.lengths, len(trees), rows).to(self.device)
+        mask = batch_tree_attention_mask(
+            batch.lengths,
+            width,
+            batch.ancestors,
+            batch.positions,
+            width + rows,
+            self.layer_windows,
+            self.dtype,
         )
+        hidden = self.decode_rows(batch.input_ids, batch.positions, mask, cache.model_cache)
         features = [hidden[answer, : tree.num_rows] for answer, tree in enumerate(trees)]
         logits = self.logits(torch.cat(features)).split([tree.num_rows for tree in trees])
         return [
@@ -171,9 +167,3 @@ class TargetModel:
         self, input_ids: torch.Tensor, positions: torch.Tensor, mask: LayerMask | None, cache: KVCache
     ) -> torch.Tensor:
         return self.decode_rows(input_ids, positions, mask, cache.model_cache)[0]
-
-
-def _to_device(mask: LayerMask, device: torch.device) -> LayerMask:
-    if isinstance(mask, dict):
-        return {layer_type: tensor.to(device) for layer_type, tensor in mask.items()}
-    return mask.to(device)

@@ -14,7 +14,7 @@ from transformers import PreTrainedModel
 
 from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
-from speculative.engine.attention_mask import batch_tree_attention_mask, pool_tree_mask
+from speculative.engine.attention_mask import batch_tree_mask, tree_attention_mask
 from speculative.engine.batch import BatchDecoder
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.kv_cache import KVCache
@@ -24,6 +24,7 @@ from speculative.engine.step_graphs import GraphCaptureError
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import ROOT, DraftTree
+from speculative.engine.tree_batch import TreeBatch
 from speculative.settings import SpeculativeSettings
 
 
@@ -52,28 +53,33 @@ def test_shapes_round_up_to_powers_of_two_within_their_bounds(
 
 
 @pytest.mark.parametrize("window", [None, 3])
-def test_the_device_built_mask_is_the_eager_batch_mask_laid_over_the_pool(window: int | None) -> None:
+def test_each_answer_of_the_batched_mask_sees_what_its_tree_sees_alone_and_padding_sees_itself(
+    window: int | None,
+) -> None:
     trees = [_tree(5, [[6, 7], [8]]), _tree(9, [[10]]), _tree(11, [])]
     lengths, width, rows, keys = [4, 7, 2], 7, 4, 16
-    shapes = [
-        (tree.ancestor_mask(), tree.position_offsets() + length)
-        for tree, length in zip(trees, lengths, strict=True)
-    ]
-    eager = batch_tree_attention_mask(lengths, width, shapes, rows, {"layer": window}, torch.float32)
-    assert isinstance(eager, torch.Tensor)
+    batch = TreeBatch.of(trees, lengths, answers=4, rows=rows)  # the fourth answer is padding
 
-    ancestors = torch.eye(rows, dtype=torch.bool).repeat(len(trees), 1, 1)
-    positions = torch.tensor(lengths)[:, None].repeat(1, rows)
-    for answer, tree in enumerate(trees):
-        ancestors[answer, : tree.num_rows, : tree.num_rows] = tree.ancestor_mask()
-        positions[answer, : tree.num_rows] += tree.position_offsets()
-    pooled = pool_tree_mask(
-        torch.tensor(lengths), torch.tensor(width), ancestors, positions, keys, window, torch.float32
+    mask = batch_tree_mask(
+        batch.lengths, width, batch.ancestors, batch.positions, keys, window, torch.float32
     )
 
-    assert pooled.shape == (3, 1, rows, keys)
-    assert torch.equal(pooled[..., : width + rows], eager)
-    assert (pooled[..., width + rows :] == torch.finfo(torch.float32).min).all()
+    visible = mask[:, 0] == 0
+    assert mask.shape == (4, 1, rows, keys)
+    for answer, (tree, length) in enumerate(zip(trees, lengths, strict=True)):
+        count = tree.num_rows
+        alone = tree_attention_mask(
+            length, tree.ancestor_mask(), tree.position_offsets() + length, {"layer": window}, torch.float32
+        )
+        assert isinstance(alone, torch.Tensor)
+        expected = torch.zeros(rows, keys, dtype=torch.bool)
+        expected[:count, :length] = alone[0, 0, :, :length] == 0
+        expected[:count, width : width + count] = alone[0, 0, :, length:] == 0
+        expected[range(count, rows), range(width + count, width + rows)] = True
+        assert torch.equal(visible[answer], expected), f"answer {answer}"
+    itself = torch.zeros(rows, keys, dtype=torch.bool)
+    itself[range(rows), range(width, width + rows)] = True
+    assert torch.equal(visible[3], itself), "every row of a padding answer sees only itself"
 
 
 def test_it_refuses_what_does_not_fit_with_a_clear_error(tiny_llama_target: TargetModel) -> None:
