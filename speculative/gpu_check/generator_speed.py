@@ -61,7 +61,8 @@ PROVIDE_HINT = (
 @dataclass
 class MethodFigures:
     """One method's answers over the prompts: tokens, seconds, τ of each, and how many equal the baseline's; for the
-    engine also its verification steps, the tokens they accepted, the tree nodes they verified and its prefill."""
+    engine also its verification steps, the tokens they accepted, the tree nodes they verified and its prefill (the
+    baseline's prefill where `measure_methods` was asked to time it)."""
 
     tokens: int = 0
     seconds: float = 0.0
@@ -287,10 +288,15 @@ class GreedyBaseline:
 
 
 def measure_methods(
-    generator: Generator, requests: Sequence[GenerationRequest], compile_baseline: bool
+    generator: Generator,
+    requests: Sequence[GenerationRequest],
+    compile_baseline: bool,
+    baseline_prefill: bool = False,
 ) -> tuple[dict[str, MethodFigures], dict[str, str]]:
     """Every method and the baseline decode every request once untimed, then timed interleaved per request;
-    the figures per method and notes on how it ran (model, prompt lengths, tree, baseline, verifier, head)."""
+    the figures per method and notes on how it ran (model, prompt lengths, tree, baseline, verifier, head).
+    `baseline_prefill`: afterwards, time the baseline's prefill too (a `generate()` of one token per request, after
+    the timed runs so that its static cache cannot disturb them)."""
     target = generator.target
     engines: dict[str, SpeculativeGenerator] = {
         "casd": build_generator(generator.settings, target, generator.tokenizer, "casd", policy="fixed")
@@ -326,6 +332,10 @@ def measure_methods(
                 expected,
                 result.stats,
             )
+    for request in requests if baseline_prefill else ():
+        started = synced_clock(target.device)
+        baseline(request.prompt_ids, 1)
+        figures[BASELINE].prefill_seconds += synced_clock(target.device) - started
     lengths = sorted(len(request.prompt_ids) for request in requests)
     notes = {
         "model": f"model: {generator.description}",

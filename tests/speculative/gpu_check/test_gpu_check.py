@@ -332,9 +332,10 @@ def test_without_the_generator_a_model_of_its_shape_runs_and_says_why(
 
 
 def test_the_tau_needed_for_twice_the_baseline_follows_from_the_step_and_token_times() -> None:
-    # the baseline: 100 tokens in 0.4 s (4 ms a token); casd: 100 tokens in 50 steps of 10 ms after a 0.05 s prefill
+    # the baseline: 100 tokens in 0.4 s of which 4 ms prefill (99 decoded at 4 ms); casd: the same 100 tokens, a
+    # 0.05 s prefill, then 50 steps of 10 ms
     figures = {
-        BASELINE: MethodFigures(tokens=100, seconds=0.4, equal=1, answers=1),
+        BASELINE: MethodFigures(tokens=100, seconds=0.4, equal=1, answers=1, prefill_seconds=0.004),
         "casd": MethodFigures(
             tokens=100,
             seconds=0.55,
@@ -347,14 +348,20 @@ def test_the_tau_needed_for_twice_the_baseline_follows_from_the_step_and_token_t
         ),
     }
 
-    casd = shaped_rows("float32", figures)[1].split(" | ")
+    baseline, casd = (row.split(" | ") for row in shaped_rows("float32", figures)[:2])
 
-    # τ 5 with 10 ms steps gives 2 ms a token: twice the baseline's 4 ms
+    assert baseline[3:6] == ["4.00", "4.00", "—"]  # prefill ms, ms per decoded token
+    # τ 5 with 10 ms steps decodes at 2 ms a token: twice the baseline's 4 ms
     assert needed_tau(0.010, 0.004) == pytest.approx(5.0)
-    assert casd[3:9] == ["10.00", "6.0", "2.00", "5.50", "0.73×", "5.00"]
-    # with the prefill: 100 tokens × 10 ms ÷ (0.4 s ÷ 2 − 0.05 s)
-    assert casd[9] == "6.67" and needed_tau_with_prefill(100, 0.010, 0.4, 0.25) == math.inf
-    assert shaped_rows("float32", figures)[2].endswith("| skipped (no EAGLE head) | | | | | | | | |")
+    assert casd[3:10] == ["50.00", "10.00", "6.0", "2.00", "5.50", "0.73×", "5.00"]
+    # with both prefills: 99 decoded tokens × 10 ms ÷ (0.4 s ÷ 2 − 0.05 s)
+    assert casd[10] == "6.60"
+    assert needed_tau_with_prefill(99, 0.010, 0.4, 0.25) == math.inf
+    assert (
+        "| unreachable |"
+        in shaped_rows("float32", {**figures, "casd": replace(figures["casd"], prefill_seconds=0.3)})[1]
+    )
+    assert shaped_rows("float32", figures)[2].endswith("| skipped (no EAGLE head) | | | | | | | | | |")
 
 
 def test_float32_answers_that_differ_from_the_baseline_fail_the_check_and_bfloat16_ones_are_counted() -> None:
