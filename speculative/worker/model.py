@@ -23,6 +23,7 @@ from speculative.build import (
     load_target,
 )
 from speculative.drafters.registry import available_methods, check_method
+from speculative.engine.batch import BatchDecoder
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.request import GenerationRequest, validate_request
 from speculative.engine.target import TargetModel
@@ -100,9 +101,16 @@ class LoadedModel:
         return cost_model
 
     def warm_up(self) -> None:
-        """One short answer with the default method: first calls pay for allocations and lazy initialisation."""
+        """One short answer with the default method, decoded as answers are (through the serving verifier): first
+        calls pay for allocations and lazy initialisation, and with VERIFY_MODE graphs the first CUDA graphs are
+        captured here, so a capture that fails is logged (and `/health` says `static`) before any question."""
         prompt_ids = self.encoder.prompt_ids(WARM_UP_PROMPT)
-        self.generator(self.method).generate(GenerationRequest(prompt_ids, WARM_UP_NEW_TOKENS)).run()
+        generation = self.generator(self.method).generate(GenerationRequest(prompt_ids, WARM_UP_NEW_TOKENS))
+        decoder = BatchDecoder(self.target, 1, self.verifier)
+        decoder.join(generation)
+        while decoder.members:
+            decoder.step()
+        generation.finish()
 
     def describe(self) -> dict[str, Any]:
         return {
