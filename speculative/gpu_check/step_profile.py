@@ -17,7 +17,7 @@ step (its joins and prefills are in the profiler's own warm-up) and records the 
   instead, nested ones included;
 - host syncs (CUDA): `cudaDeviceSynchronize`, `cudaStreamSynchronize` and `cudaEventSynchronize` calls inside the
   range (a tensor read on the host is a copy followed by `cudaStreamSynchronize`; the step's clock synchronises the
-  device at each of its five reads).
+  device at each of its six reads: one in each range, two in the python rest).
 
 The Chrome trace of the recorded steps is written to `trace` (open it in https://ui.perfetto.dev). The check fails
 when no step was recorded, a step lacks one of its ranges, or a time is not finite and ≥ 0.
