@@ -3,7 +3,8 @@ tree rows takes for a Llama-3-8B-shaped model against the HBM limit (eager, stat
 overhead per decoding step, batched throughput with 1–16 answers at once, and the shipped generator against a
 compiled greedy baseline (where it is missing, a model of its shape with random weights: the engine's step time
 and the τ it needs for twice the baseline); it checks that the engine is lossless there and that the worker serves
-and streams there. It writes a Markdown report and exits non-zero if a check fails (a check that cannot run here is
+and streams there; last it profiles a few decoding steps with torch.profiler (a Chrome trace next to the report).
+It writes a Markdown report and exits non-zero if a check fails (a check that cannot run here is
 skipped and says why). Without CUDA (or with --dry-run) the same steps run on the CPU with tiny
 shapes.
 """
@@ -26,6 +27,7 @@ from speculative.gpu_check.lossless import run_lossless_tests
 from speculative.gpu_check.plan import Plan, dry_run_plan, gpu_plan
 from speculative.gpu_check.report import render
 from speculative.gpu_check.shaped_generator import generator_check
+from speculative.gpu_check.step_profile import step_profile
 from speculative.gpu_check.tree_rows import time_tree_rows
 from speculative.gpu_check.verify_graphs import time_graph_modes
 from speculative.gpu_check.worker_stream import stream_from_worker
@@ -46,10 +48,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def run_checks(
-    plan: Plan, logs: Path, work_dir: Path, after_each: Callable[[list[CheckResult]], None]
+    plan: Plan,
+    logs: Path,
+    work_dir: Path,
+    profile_trace: Path,
+    after_each: Callable[[list[CheckResult]], None],
 ) -> list[CheckResult]:
     """Every check in turn, `after_each` called with the results so far (a run stopped by a time limit still
-    leaves its report); a check that raises fails with its error instead of ending the run."""
+    leaves its report); a check that raises fails with its error instead of ending the run. The step profile's
+    Chrome trace goes to `profile_trace`."""
     checks: list[tuple[str, Callable[[], CheckResult]]] = [
         # The step times first: the figures the docs need, before anything that could run into a time limit.
         (
@@ -114,8 +121,22 @@ def run_checks(
                 logs / "worker.log",
             ),
         ),
-        # Last: the longest (the baseline compiles on the GPU); a model of its shape runs where the model is missing.
+        # The longest (the baseline compiles on the GPU); a model of its shape runs where the model is missing.
         ("generator against compiled greedy", lambda: generator_check(plan, work_dir)),
+        # Last, added after the others (a few seconds): a profiled view of the steps check 3 times.
+        (
+            "step profile",
+            lambda: step_profile(
+                plan.verify_model,
+                plan.verify_model_name,
+                plan.device,
+                plan.profile_answers,
+                plan.profile_steps,
+                plan.decode_prompt_tokens,
+                plan.decode_new_tokens,
+                profile_trace,
+            ),
+        ),
     ]
     results = []
     for name, check in checks:
@@ -155,6 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         plan = gpu_plan(args.device)
     logs = args.report.parent / f"{args.report.stem}_logs"
+    profile_trace = args.report.parent / f"{args.report.stem}.step_profile.trace.json"
     logs.mkdir(parents=True, exist_ok=True)
 
     def write_report(results: list[CheckResult]) -> None:
@@ -162,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.report.write_text(text, encoding="utf-8")
 
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as work_dir:
-        results = run_checks(plan, logs, Path(work_dir), write_report)
+        results = run_checks(plan, logs, Path(work_dir), profile_trace, write_report)
     print(args.report.read_text(encoding="utf-8"))
     return 0 if all(result.passed for result in results) else 1
 

@@ -89,6 +89,8 @@ class Plan:
     overhead_batches: tuple[int, ...]  # answers per step, one row each
     overhead_rounds: int  # batches decoded per row (the first one more, as warm-up)
     concurrency: tuple[int, ...]  # answers at once, the first one the reference ("one answer")
+    profile_answers: int  # answers decoded together under torch.profiler (verify_model, decode_* as above)
+    profile_steps: int  # steps recorded, after one unprofiled round and the profiler's warm-up step
     # the shipped generator against plain greedy
     generator_model: str | None  # None: not looked for, the shaped fallback runs (dry run)
     generator_dtypes: tuple[str, ...]
@@ -125,6 +127,8 @@ def gpu_plan(device: str) -> Plan:
         overhead_batches=(1, 4),
         overhead_rounds=2,
         concurrency=(1, 4, 8, 16),
+        profile_answers=4,
+        profile_steps=16,
         generator_model="google/gemma-3-270m",
         generator_dtypes=("float32", "bfloat16"),
         generator_prompts=4,
@@ -161,6 +165,8 @@ def dry_run_plan() -> Plan:
         overhead_batches=(1, 2),
         overhead_rounds=1,
         concurrency=(1, 2, 4),
+        profile_answers=2,
+        profile_steps=4,
         generator_model=None,
         generator_dtypes=("float32", "bfloat16"),
         generator_prompts=2,

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import torch
+from torch.profiler import ProfilerActivity, profile, record_function
 from transformers import CompileConfig, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM
 
 from api.prompting import build_rag_prompt
@@ -43,6 +44,7 @@ from speculative.gpu_check.shaped_generator import (
     needed_tau_with_prefill,
     shaped_rows,
 )
+from speculative.gpu_check.step_profile import RANGES, step_profile, step_profiles
 from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
 from speculative.gpu_check.verify_graphs import (
     EAGER,
@@ -83,7 +85,7 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
     assert completed.returncode == 0, completed.stdout + completed.stderr
     text = report.read_text(encoding="utf-8")
     assert "**PASS**" in text and "**Dry run**" in text
-    assert text.count(": PASS (") == 7 and "SKIPPED" not in text and "FAIL" not in text
+    assert text.count(": PASS (") == 8 and "SKIPPED" not in text and "FAIL" not in text
     assert "bfloat16 casd: exact match" in text  # the bf16 match rate is quoted from the test's output
     assert "decode" in text and "tokens/s" in text  # the worker's answer was streamed
     for rows in (1, 8, 16):
@@ -104,6 +106,12 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
         assert f"{dtype} casd: decoding twice as fast as the baseline needs τ " in generator
     assert "not compiled (dry run" in generator and "| τ for 2× decoding |" in generator
     assert "casd τ 5.11" in generator and "docs/benchmarks.md" in generator
+    # the step profile: its table, and its Chrome trace next to the report
+    profiled = _section(text, "## step profile (torch.profiler)")
+    assert "| step.verify | " in profiled and "| **step** | " in profiled
+    trace = tmp_path / "gpu_check.step_profile.trace.json"
+    assert f"`{trace}`" in profiled
+    assert "traceEvents" in json.loads(trace.read_text(encoding="utf-8"))
 
 
 def _section(report: str, heading: str) -> str:
@@ -385,3 +393,52 @@ def test_the_committed_shape_is_gemma_3_270ms_and_fits_the_committed_head() -> N
         pytest.skip(f"{real} is not here (make models) to compare the shape with")
     config = json.loads(real.read_text(encoding="utf-8"))
     assert {key: config[key] for key in GEMMA3_270M} == GEMMA3_270M
+
+
+def _table_rows(lines: list[str]) -> dict[str, list[str]]:
+    """A Markdown table's body rows by their first cell."""
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines if line.startswith("| ")]
+    return {row[0]: row[1:] for row in rows[1:]}
+
+
+def test_the_step_profile_splits_each_step_into_its_four_ranges_and_writes_a_chrome_trace(
+    tmp_path: Path,
+) -> None:
+    plan = dry_run_plan()
+    trace = tmp_path / "report" / "x.step_profile.trace.json"
+
+    result = step_profile(
+        plan.verify_model,
+        plan.verify_model_name,
+        "cpu",
+        answers=2,
+        steps=3,
+        prompt_tokens=plan.decode_prompt_tokens,
+        new_tokens=plan.decode_new_tokens,
+        trace=trace,
+    )
+
+    assert result.passed, result.details
+    assert "3 steps recorded (of 3 asked)" in result.details[0]
+    rows = _table_rows(result.details)
+    assert list(rows) == [*(f"step.{part}" for part in RANGES), "python (step less its ranges)", "**step**"]
+    host = {label: float(cells[0]) for label, cells in rows.items()}
+    assert all(math.isfinite(ms) and ms >= 0 for ms in host.values())
+    ranges = sum(host[f"step.{part}"] for part in RANGES)
+    assert 0 < ranges <= host["**step**"] + 4 * 0.0005  # the table rounds to µs
+    assert float(rows["step.verify"][1]) > 0  # aten ops: the forward dispatches them on a CPU
+    events = json.loads(trace.read_text(encoding="utf-8"))["traceEvents"]
+    names = [event.get("name") for event in events]
+    assert names.count("step") == 3 and all(names.count(f"step.{part}") == 3 for part in RANGES)
+
+
+def test_a_step_without_one_of_its_ranges_fails_the_step_profile() -> None:
+    with profile(activities=[ProfilerActivity.CPU]) as profiler, record_function("step"):
+        for part in ("draft", "verify", "cache"):  # no step.accept
+            with record_function(f"step.{part}"):
+                torch.ones(4).sum()
+
+    recorded, problems = step_profiles(list(profiler.events()), on_cuda=False)
+
+    assert recorded == [] and problems == ["step 1: step.accept × 0 (expected each once)"]
+    assert step_profiles([], on_cuda=False) == ([], ["no step was recorded"])
