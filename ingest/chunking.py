@@ -5,22 +5,20 @@ then lines, then sentences, then words, so that neither thoughts nor words are c
 and embedded as `Titel: {title}\\nTekst: {chunk}`: a chunk from the middle of a document lacks the topic that
 only its title names.
 
-A list is kept with the sentence that announces it: a line ending in ":" and the item lines under it (numbered or
-bulleted, or short lines; blank lines between them are fine) are never split apart when they fit in a chunk less
-its overlap (a longer list keeps its lead-in with as many items as fit), so a chunk holding "welke vier groepen …:"
-also holds the groups.
+A list is kept with the line that announces it (`ingest.lists`: a lead-in ending in ":" or a heading, and the item
+lines under it), so a chunk holding "welke vier groepen …:" also holds the groups and the items under "Waar niet
+prikken" never start a chunk as if they said where to inject: a list is never split apart when it fits in a chunk
+less its overlap (a longer list keeps its lead-in with as many items as fit).
 """
 
-import re
 from dataclasses import dataclass
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ingest.document_text import DocumentText
+from ingest.lists import lists
 
 SEPARATORS = ["\n\n", "\n", r"(?<=[.!?])\s+", " ", ""]
-MAX_ITEM_CHARS = 200  # a line without a list marker longer than this is running text, not a list item
-_LIST_MARKER = re.compile(r"^(?:\d{1,2}[.)]|[a-z][.)]|[-–•*·▪◦o])\s", re.IGNORECASE)
 _KEPT_NEWLINE = "\x00"  # stands in for a line break the splitter must not split at (one character for one)
 
 
@@ -64,31 +62,9 @@ def split_into_chunks(document: DocumentText, size: int, overlap: int) -> list[C
 def kept_lists(text: str, room: int) -> str:
     """`text` with the line breaks inside each list (its lead-in and the items that fit in `room` characters)
     replaced by a character the splitter does not split at; same length, so offsets hold."""
-    breaks = [index for index, character in enumerate(text) if character == "\n"]
-    lines = list(zip([0, *(index + 1 for index in breaks)], [*breaks, len(text)], strict=True))
     kept = list(text)
-    position = 0
-    while position < len(lines):
-        start, end = lines[position]
-        if not text[start:end].rstrip().endswith(":"):
-            position += 1
-            continue
-        last = position
-        following = position + 1
-        while following < len(lines):
-            line = text[lines[following][0] : lines[following][1]].strip()
-            if not line:
-                following += 1
-                continue
-            if not _is_item(line) or lines[following][1] - start > room:
-                break
-            last = following
-            following += 1
-        for _, line_end in lines[position:last]:
-            kept[line_end] = _KEPT_NEWLINE
-        position = max(last, position + 1)
+    for listed in lists(text, room):
+        for index in range(listed.lead_in.start, listed.end):
+            if text[index] == "\n":
+                kept[index] = _KEPT_NEWLINE
     return "".join(kept)
-
-
-def _is_item(line: str) -> bool:
-    return bool(_LIST_MARKER.match(line)) or len(line) <= MAX_ITEM_CHARS

@@ -31,13 +31,14 @@ from ingest.search.types import ChunkRecord
 from ingest.title import clean_metadata_title, document_title
 
 MIN_LETTERS = 20
-PIPELINE_VERSION = 4
+PIPELINE_VERSION = 5
 """Raise it whenever parsing, cleaning, naming or chunking changes what a file's chunks are: a document recorded by
 an older version is read again by the next job over its file instead of being skipped as unchanged.
 2: running lines with an offset page number removed, titles from makers' stamps and split headings fixed.
 3: scanned pages OCR'd; words split by layout gaps and line-end hyphens read as on the page; tables as rows;
 table-of-contents lines left out; letter-spaced and foreign metadata titles replaced.
-4: a list's lead-in kept in one chunk with its items."""
+4: a list's lead-in kept in one chunk with its items.
+5: a heading kept in one chunk with the list under it."""
 NOT_OCRD = "gescand? niet doorzoekbaar"
 Ocr = Callable[[list[int]], OcrResult]
 

@@ -107,3 +107,30 @@ def test_running_text_after_a_colon_is_not_taken_for_a_list() -> None:
     text = FILLER * 7 + "\n" + "Let op:" + "\n" + paragraph + "\n" + FILLER * 4
 
     assert kept_lists(text, 640) == text
+
+
+HEADING = "Waar niet prikken"
+PLACES = ["in de buurt van een wond of litteken;", "in het geopereerde been;", "steeds op dezelfde plaats."]
+
+
+@pytest.mark.parametrize("words_before", range(60, 135, 3))
+def test_items_under_a_heading_never_start_a_chunk_without_the_heading(words_before: int) -> None:
+    """Wherever the list falls, a chunk holding an item under "Waar niet prikken" holds the heading too: a chunk
+    that began with "in het geopereerde been;" would read as where to inject."""
+    before = " ".join(["woord"] * words_before) + "."
+    text = (
+        before
+        + "\n"
+        + HEADING
+        + "\n\n"
+        + "\n\n".join(PLACES)
+        + "\n\nHoe u zichzelf injecteert\n\n"
+        + FILLER * 6
+    )
+    document = DocumentText(text=text, page_starts=(0,))
+
+    chunks = split_into_chunks(document, 800, 160)
+
+    holding_items = [chunk for chunk in chunks if any(place in chunk.text for place in PLACES)]
+    assert holding_items
+    assert all(HEADING in chunk.text for chunk in holding_items)
