@@ -61,9 +61,16 @@ class Match:
         return self.numbers == 1.0
 
 
-def match(claim: Claim, passage_sentence: str, context: str = "") -> Match:
+def match(
+    claim: Claim,
+    passage_sentence: str,
+    context: str = "",
+    lead_in: str | None = None,
+    question_negated: bool = False,
+) -> Match:
     """The share of the claim's words that `passage_sentence` (or its `context`: the document's title) holds, and
-    of its numbers that the sentence itself holds (exactly, after normalising)."""
+    of its numbers that the sentence itself holds (exactly, after normalising), and whether they agree in polarity
+    (`same_polarity`); `lead_in`: the line announcing the list `passage_sentence` is an item of."""
     vocabulary = Vocabulary([passage_sentence, context])
     held_words = sum(vocabulary.holds(word) for word in claim.words)
     held_numbers = len(claim.numbers & numbers(passage_sentence))
@@ -72,5 +79,14 @@ def match(claim: Claim, passage_sentence: str, context: str = "") -> Match:
         held_words / len(claim.words) if claim.words else 1.0,
         held_numbers / len(claim.numbers) if claim.numbers else 1.0,
         (held_words + held_numbers) / total if total else 0.0,
-        claim.negated == negated(passage_sentence),
+        _same_polarity(claim, passage_sentence, lead_in, question_negated),
     )
+
+
+def _same_polarity(claim: Claim, passage_sentence: str, lead_in: str | None, question_negated: bool) -> bool:
+    """Both negated or neither. An item under a negated lead-in ("in het geopereerde been;" under "Waar niet
+    prikken") is negated by it; an answer to a negated question ("waar mag je niet prikken?") says the items it
+    lists are places not to inject as well, so against such an item it counts as negated too."""
+    if negated(passage_sentence) or lead_in is None or not negated(lead_in):
+        return claim.negated == negated(passage_sentence)
+    return claim.negated or question_negated

@@ -9,8 +9,9 @@ amount ("hoe lang", "hoe vaak", "hoeveel") and the sentence states a number with
 number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a list (":"); a
 small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
 (the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
-first). A heading, a table or figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context,
-never a quote. Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
+first). An item of a list whose heading negates it ("Waar niet prikken") is quoted from that heading on. A
+heading, a table or figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context, never a
+quote. Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
 table or list without sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
 docs/evaluation.md "Can a clinician check the answer?".
 """
@@ -24,11 +25,12 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from api.answers.matching import Claim, numbers
+from api.answers.matching import Claim, negated, numbers
 from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
 from api.answers.source import Source
 from api.answers.stems import StemVocabulary
 from api.dutch import Vocabulary
+from ingest.lists import ListedText
 
 # Questions that ask for a quantity: a duration, a dose, a frequency, a limit (the earlier, unit-blind bonus).
 QUANTITY_QUESTION = re.compile(
@@ -227,9 +229,10 @@ def _quote(score: float, candidate: _Candidate, source: Source, rule: QuoteRule)
             if not _is_item(item.text, marked) or item.end - start > rule.max_chars:
                 break
             end = item.end
+    passage = str(source["passage"])
+    start = _with_negating_lead_in(passage, candidate.sentence)
     if end - start > rule.max_chars:
         return None
-    passage = str(source["passage"])
     return {
         "text": passage[start:end],
         "source_index": candidate.source_index,
@@ -241,6 +244,20 @@ def _quote(score: float, candidate: _Candidate, source: Source, rule: QuoteRule)
         "end": end,
         "score": round(min(1.0, score), 4),
     }
+
+
+def _with_negating_lead_in(passage: str, sentence: Sentence) -> int:
+    """Where the quote of `sentence` starts: at the line announcing its list when that line negates what the item
+    does not ("Waar niet prikken" over "in het geopereerde been;": the item alone reads as where to inject), else
+    at the sentence."""
+    listed = ListedText(passage).list_of(sentence.start)
+    if listed is None or negated(sentence.text):
+        return sentence.start
+    return (
+        listed.lead_in.start
+        if negated(passage[listed.lead_in.start : listed.lead_in.end])
+        else sentence.start
+    )
 
 
 def _is_item(sentence: str, marked: bool) -> bool:

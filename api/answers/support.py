@@ -7,7 +7,9 @@ sentence holds at least MIN_SUPPORT of its content words and every number it sta
 seconden" is not supported by "40 tot 60 seconden" however many words they share, and the right numbers in a
 sentence about something else ("Handen wassen duurt 40 tot 60 seconden." for rubbing) do not support it either.
 Nor does a sentence negated where the answer is not, or the other way round ("Ja, ring dragen tijdens zorg." next
-to "Draag geen ringen tijdens de zorg."). A sentence with neither content words nor numbers ("Ja.") is not
+to "Draag geen ringen tijdens de zorg."); a list item is read with the line announcing it (`ingest.lists`), so
+"Spuit in het geopereerde been." is not supported by the item "in het geopereerde been;" under "Waar niet
+prikken", while the bare item is, answering "waar mag je niet prikken?". A sentence with neither content words nor numbers ("Ja.") is not
 supported: there is nothing in it to check; nor is a question, or a sentence that only repeats the question's words
 (a citation would vouch for a claim that was never made). The answer gets a warning when more than half of its sentences are
 unsupported.
@@ -20,6 +22,7 @@ from typing import Any
 from api.answers.matching import Claim, Match, match
 from api.answers.sentences import Sentence, split_sentences
 from api.answers.source import Source
+from ingest.lists import ListedText
 
 MIN_SUPPORT = 0.6  # share of a sentence's content words one passage sentence must hold (and all its numbers)
 
@@ -29,6 +32,7 @@ class _PassageSentence:
     source_index: int
     sentence: Sentence
     title: str
+    lead_in: str | None  # the line announcing the list this sentence is an item of
 
 
 @dataclass(frozen=True)
@@ -42,14 +46,21 @@ def support(
 ) -> Support:
     """The answer's sentences (docs/api.md `AnswerSentence`) and whether most of them are unsupported."""
     passages = [
-        _PassageSentence(index, sentence, str(source.get("title") or ""))
-        for index, source in enumerate(sources)
-        for sentence in split_sentences(str(source.get("passage") or ""))
+        sentence for index, source in enumerate(sources) for sentence in _passage_sentences(index, source)
     ]
     asked = Claim.of(question)
     sentences = [_aligned(sentence, passages, min_support, asked) for sentence in split_sentences(answer)]
     unsupported = sum(not sentence["supported"] for sentence in sentences)
     return Support(sentences, unsupported * 2 > len(sentences))
+
+
+def _passage_sentences(index: int, source: Source) -> list[_PassageSentence]:
+    passage = ListedText(str(source.get("passage") or ""))
+    title = str(source.get("title") or "")
+    return [
+        _PassageSentence(index, sentence, title, passage.lead_in_of(sentence.start))
+        for sentence in split_sentences(passage.text)
+    ]
 
 
 def _holds(found: Match, min_support: float) -> bool:
@@ -72,7 +83,7 @@ def _aligned(
     best: tuple[Match, _PassageSentence] | None = None
     if not _claims_nothing(sentence.text, claim, asked):
         for passage in passages:
-            found = match(claim, passage.sentence.text, passage.title)
+            found = match(claim, passage.sentence.text, passage.title, passage.lead_in, asked.negated)
             if best is None or _rank(found) > _rank(best[0]):
                 best = (found, passage)
     score = best[0].score if best is not None else 0.0

@@ -163,6 +163,58 @@ def test_a_sentence_that_says_the_opposite_of_the_passage_is_not_supported(
     assert [sentence["supported"] for sentence in same.sentences] == [True]
 
 
+INJECTION_SITES = (  # a chunk of a real leaflet (Haga, Fraxiparine), as ingestion cleans it
+    "Fraxiparine® wordt vlak onder de huid ingespoten. Doe dit aan de voor- of zijkant van uw buik. Laat daarbij 5 "
+    "centimeter rondom uw navel vrij. U kunt ook in uw bovenbeen spuiten.\n"
+    "Waar niet prikken\n\n"
+    "in de buurt van een wond of litteken;\n\n"
+    "in het geopereerde been;\n\n"
+    "steeds op dezelfde plaats, maar wissel af (buik, been, buik).\n\n"
+    "Hoe u zichzelf injecteert"
+)
+
+
+def test_items_under_a_negated_heading_do_not_support_them_as_what_to_do() -> None:
+    """Asked where to inject, the 270M model listed the items under "Waar niet prikken" as the places to inject:
+    the items alone hold its words, but they are places not to inject, so they support only the negated claim."""
+    sources = [{"document_id": "frax", "title": "Fraxiparine® (nadroparine)", "passage": INJECTION_SITES}]
+
+    inverted = support("Prik in de buurt van een wond of litteken. Prik in het geopereerde been.", sources)
+    negated = support("Prik niet in het geopereerde been.", sources)
+    right = support("U kunt ook in uw bovenbeen spuiten.", sources)
+
+    assert [sentence["supported"] for sentence in inverted.sentences] == [False, False]
+    assert inverted.warning
+    assert [sentence["supported"] for sentence in negated.sentences] == [True]
+    assert [sentence["supported"] for sentence in right.sentences] == [True]
+
+
+def test_the_items_under_a_negated_heading_answer_a_negated_question() -> None:
+    """Asked where not to inject, the items themselves are the answer: the question's negation is theirs."""
+    sources = [{"document_id": "frax", "title": "Fraxiparine® (nadroparine)", "passage": INJECTION_SITES}]
+
+    listed = support(
+        "In de buurt van een wond of litteken. In het geopereerde been.",
+        sources,
+        question="waar mag je niet prikken met fraxiparine",
+    )
+
+    assert [sentence["supported"] for sentence in listed.sentences] == [True, True]
+
+
+def test_an_item_under_a_negated_heading_is_quoted_with_the_heading() -> None:
+    """An item quoted alone ("in het geopereerde been;") would read as where to inject: the quote starts at
+    "Waar niet prikken"."""
+    sources = [{"document_id": "frax", "title": "Fraxiparine® (nadroparine)", "passage": INJECTION_SITES}]
+
+    quote = select_quote("moet ik in het geopereerde been prikken?", sources)
+
+    assert quote is not None
+    assert quote["text"].startswith("Waar niet prikken")
+    assert "in het geopereerde been;" in quote["text"]
+    assert INJECTION_SITES[quote["start"] : quote["end"]] == quote["text"]
+
+
 def test_a_sentence_that_only_repeats_the_question_is_not_cited(sources: list[dict[str, object]]) -> None:
     """The tiny model often starts by echoing the question; its words are in the passage, but it claims nothing, so
     a citation would vouch for nothing. A sentence asking something claims nothing either."""
