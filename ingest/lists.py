@@ -47,14 +47,10 @@ def lists(text: str, room: int | None = None) -> list[TextList]:
     found: list[TextList] = []
     position = 0
     while position < len(lines):
-        listed = _list_at(text, lines, position, room)
-        if listed is None:
-            position += 1
-            continue
-        found.append(listed)
-        position = max(
-            lines.index(listed.items[-1]), position + 1
-        )  # the last item may announce a list itself
+        listed, last = _list_at(text, lines, position, room)
+        if listed is not None:
+            found.append(listed)
+        position = max(last, position + 1)  # the last item may announce a list itself
     return found
 
 
@@ -87,8 +83,8 @@ def _lines(text: str) -> list[Span]:
     ]
 
 
-def _list_at(text: str, lines: list[Span], lead_in: int, room: int | None) -> TextList | None:
-    """The list that line `lead_in` announces, or None."""
+def _list_at(text: str, lines: list[Span], lead_in: int, room: int | None) -> tuple[TextList | None, int]:
+    """The list that line `lead_in` announces (None: it announces none) and the index of its last line."""
     first = lines[lead_in]
     line = text[first.start : first.end].strip()
     is_item: Callable[[str], bool]
@@ -97,21 +93,27 @@ def _list_at(text: str, lines: list[Span], lead_in: int, room: int | None) -> Te
     elif _is_heading(line):
         is_item, fewest = _is_item_under_heading, 2
     else:
-        return None
-    items = list(_items(text, lines[lead_in + 1 :], is_item, None if room is None else first.start + room))
-    return TextList(first, tuple(items)) if len(items) >= fewest else None
+        return None, lead_in
+    limit = None if room is None else first.start + room
+    items = list(_items(text, lines, lead_in + 1, is_item, limit))
+    if len(items) < fewest:
+        return None, lead_in
+    return TextList(first, tuple(lines[index] for index in items)), items[-1]
 
 
-def _items(text: str, lines: list[Span], is_item: Callable[[str], bool], limit: int | None) -> Iterator[Span]:
-    """The item lines from the start of `lines`, skipping blank lines, until a line that is no item or ends past
-    `limit`."""
-    for line in lines:
+def _items(
+    text: str, lines: list[Span], start: int, is_item: Callable[[str], bool], limit: int | None
+) -> Iterator[int]:
+    """The indices of the item lines from line `start` on, skipping blank lines, until a line that is no item or
+    ends past `limit`."""
+    for index in range(start, len(lines)):
+        line = lines[index]
         item = text[line.start : line.end].strip()
         if not item:
             continue
         if not is_item(item) or (limit is not None and line.end > limit):
             return
-        yield line
+        yield index
 
 
 def _is_item(line: str) -> bool:

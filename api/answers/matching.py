@@ -83,10 +83,16 @@ def match(
     )
 
 
+def negated_by_lead_in(item: str, lead_in: str | None) -> bool:
+    """Whether the line announcing a list item negates what the item itself does not ("Waar niet prikken" over
+    "in het geopereerde been;")."""
+    return lead_in is not None and negated(lead_in) and not negated(item)
+
+
 def _same_polarity(claim: Claim, passage_sentence: str, lead_in: str | None, question_negated: bool) -> bool:
-    """Both negated or neither. An item under a negated lead-in ("in het geopereerde been;" under "Waar niet
-    prikken") is negated by it; an answer to a negated question ("waar mag je niet prikken?") says the items it
-    lists are places not to inject as well, so against such an item it counts as negated too."""
-    if negated(passage_sentence) or lead_in is None or not negated(lead_in):
-        return claim.negated == negated(passage_sentence)
-    return claim.negated or question_negated
+    """Both negated or neither. An item negated by its lead-in is negated; an answer to a negated question ("waar
+    mag je niet prikken?") says the items it lists are places not to inject as well, so against such an item it
+    counts as negated too."""
+    if negated_by_lead_in(passage_sentence, lead_in):
+        return claim.negated or question_negated
+    return claim.negated == negated(passage_sentence)

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from api.answers.matching import Claim, negated, numbers
+from api.answers.matching import Claim, negated_by_lead_in, numbers
 from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
 from api.answers.source import Source
 from api.answers.stems import StemVocabulary
@@ -247,17 +247,13 @@ def _quote(score: float, candidate: _Candidate, source: Source, rule: QuoteRule)
 
 
 def _with_negating_lead_in(passage: str, sentence: Sentence) -> int:
-    """Where the quote of `sentence` starts: at the line announcing its list when that line negates what the item
-    does not ("Waar niet prikken" over "in het geopereerde been;": the item alone reads as where to inject), else
-    at the sentence."""
+    """Where the quote of `sentence` starts: at the line announcing its list when that line negates it ("Waar niet
+    prikken" over "in het geopereerde been;": the item alone reads as where to inject), else at the sentence."""
     listed = ListedText(passage).list_of(sentence.start)
-    if listed is None or negated(sentence.text):
+    if listed is None:
         return sentence.start
-    return (
-        listed.lead_in.start
-        if negated(passage[listed.lead_in.start : listed.lead_in.end])
-        else sentence.start
-    )
+    lead_in = passage[listed.lead_in.start : listed.lead_in.end]
+    return listed.lead_in.start if negated_by_lead_in(sentence.text, lead_in) else sentence.start
 
 
 def _is_item(sentence: str, marked: bool) -> bool:

@@ -9,10 +9,10 @@ sentence about something else ("Handen wassen duurt 40 tot 60 seconden." for rub
 Nor does a sentence negated where the answer is not, or the other way round ("Ja, ring dragen tijdens zorg." next
 to "Draag geen ringen tijdens de zorg."); a list item is read with the line announcing it (`ingest.lists`), so
 "Spuit in het geopereerde been." is not supported by the item "in het geopereerde been;" under "Waar niet
-prikken", while the bare item is, answering "waar mag je niet prikken?". A sentence with neither content words nor numbers ("Ja.") is not
-supported: there is nothing in it to check; nor is a question, or a sentence that only repeats the question's words
-(a citation would vouch for a claim that was never made). The answer gets a warning when more than half of its sentences are
-unsupported.
+prikken", while the bare item is, answering "waar mag je niet prikken?". A sentence with neither content words
+nor numbers ("Ja.") is not supported: there is nothing in it to check; nor is a question, or a sentence that only
+repeats the question's words (a citation would vouch for a claim that was never made). The answer gets a warning
+when more than half of its sentences are unsupported.
 """
 
 from collections.abc import Sequence
