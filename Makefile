@@ -88,9 +88,10 @@ typecheck: venv
 	$(BIN)/mypy
 
 # Parallel test processes (pytest-xdist), each test file in one of them: its fixtures and model loads stay together.
+# The 30 slowest tests are listed at the end, so every run's log says where the suite's time goes.
 PYTEST_WORKERS ?= 2
 pytest: venv
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=30
 
 format: venv
 	$(BIN)/ruff check --fix .
