@@ -68,6 +68,16 @@ class ListedText:
                 return listed
         return None
 
+    def announced_at(self, end: int) -> TextList | None:
+        """The list announced by the line that ends at character `end` (trailing white space aside), or None."""
+        for listed in self.lists:
+            if (
+                listed.lead_in.start < end <= listed.lead_in.end
+                and not self.text[end : listed.lead_in.end].strip()
+            ):
+                return listed
+        return None
+
     def lead_in_of(self, offset: int) -> str | None:
         """The line announcing the list whose item holds character `offset`, or None when no list item holds
         it."""

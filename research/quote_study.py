@@ -45,15 +45,19 @@ EARLIER = QuoteRule(
     lead_in_bonus=0.0,
     rare_words=False,
     word_forms=False,
+    heading_lists=False,
 )
 RULES = {
     "earlier: overlap + quantity + rank, min 0.5": EARLIER,
     "earlier, min 0": replace(EARLIER, min_score=0.0),
     "+ rare words weigh more": replace(EARLIER, min_score=0.0, rare_words=True),
     "+ word forms (stems, compounds)": replace(EARLIER, min_score=0.0, rare_words=True, word_forms=True),
-    "+ units instead of any number": QuoteRule(min_score=0.0, number_bonus=0.0, lead_in_bonus=0.0),
-    "+ the question's own numbers": QuoteRule(min_score=0.0, lead_in_bonus=0.0),
-    "+ lead-in for 'wanneer'": QuoteRule(min_score=0.0),
+    "+ units instead of any number": QuoteRule(
+        min_score=0.0, number_bonus=0.0, lead_in_bonus=0.0, heading_lists=False
+    ),
+    "+ the question's own numbers": QuoteRule(min_score=0.0, lead_in_bonus=0.0, heading_lists=False),
+    "+ lead-in for 'wanneer'": QuoteRule(min_score=0.0, heading_lists=False),
+    "+ a heading's list quoted with its items": QuoteRule(min_score=0.0),
     **{f"chosen, min {m}": QuoteRule(min_score=m) for m in (0.4, 0.5, 0.6, 0.7)},
 }
 # Need the embedder at question time (every candidate sentence embedded): only with --embedder.

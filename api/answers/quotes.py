@@ -9,10 +9,11 @@ amount ("hoe lang", "hoe vaak", "hoeveel") and the sentence states a number with
 number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a list (":"); a
 small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
 (the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
-first). An item of a list whose heading negates it ("Waar niet prikken") is quoted from that heading on. A
-heading, a table or figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context, never a
-quote. Nothing is quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a
-table or list without sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
+first); so is a heading or a question that announces a list (`ingest.lists`: "Waar niet prikken" over its
+items). An item of a list whose heading negates it is quoted from that heading on. Any other heading, a table or
+figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context, never a quote. Nothing is
+quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a table or list without
+sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
 docs/evaluation.md "Can a clinician check the answer?".
 """
 
@@ -30,7 +31,7 @@ from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
 from api.answers.source import Source
 from api.answers.stems import StemVocabulary
 from api.dutch import Vocabulary
-from ingest.lists import ListedText
+from ingest.lists import ListedText, TextList
 
 # Questions that ask for a quantity: a duration, a dose, a frequency, a limit (the earlier, unit-blind bonus).
 QUANTITY_QUESTION = re.compile(
@@ -75,6 +76,7 @@ class QuoteRule:
     word_forms: bool = True  # compare words by their stems (api.answers.stems)
     similarity_weight: float = 0.0
     max_chars: int = 400
+    heading_lists: bool = True  # a heading or question over a list is quoted with its items
 
 
 HEADING_MAX_WORDS = 6
@@ -112,6 +114,7 @@ class _Candidate:
     source_index: int
     sentence: Sentence
     following: tuple[Sentence, ...]  # the sentences after it in its passage
+    announced: TextList | None  # the list its line announces (a heading or question over items), if any
     own: _Holds  # the words of the sentence itself
     held: _Holds  # … of the sentence, its heading and its document's title
     rank: float
@@ -200,23 +203,28 @@ def _word_weights(
 
 
 def _candidates(sources: Sequence[Source], rule: QuoteRule) -> Iterator[_Candidate]:
-    """Every sentence of every passage, headings excepted (they are context for the sentences under them)."""
+    """Every sentence of every passage, headings excepted (they are context for the sentences under them) unless
+    a heading announces a list ("Waar niet prikken" over its items): then it is quoted with the items."""
     vocabulary = StemVocabulary if rule.word_forms else Vocabulary
     for index, source in enumerate(sources):
-        sentences = split_sentences(str(source.get("passage") or ""))
+        passage = str(source.get("passage") or "")
+        sentences = split_sentences(passage)
+        listed = ListedText(passage)
         title = str(source.get("title") or "")
         rank = rule.rank_bonus * (1 - index / len(sources))
         heading = ""
         for position, sentence in enumerate(sentences):
+            announced = listed.announced_at(sentence.end) if rule.heading_lists else None
             if is_heading(sentence.text):
                 heading = sentence.text
-                continue
+                if announced is None:
+                    continue
             if is_label(sentence.text):
                 continue
             following = tuple(sentences[position + 1 :])
             own = vocabulary([sentence.text])
             held = vocabulary([sentence.text, f"{title}\n{heading}"])
-            yield _Candidate(index, sentence, following, own, held, rank)
+            yield _Candidate(index, sentence, following, announced, own, held, rank)
 
 
 def _quote(score: float, candidate: _Candidate, source: Source, rule: QuoteRule) -> dict[str, Any] | None:
@@ -229,6 +237,8 @@ def _quote(score: float, candidate: _Candidate, source: Source, rule: QuoteRule)
             if not _is_item(item.text, marked) or item.end - start > rule.max_chars:
                 break
             end = item.end
+    elif candidate.announced is not None:
+        end = _end_of_items(candidate.announced, start, rule.max_chars)
     passage = str(source["passage"])
     start = _with_negating_lead_in(passage, candidate.sentence)
     if end - start > rule.max_chars:
@@ -254,6 +264,17 @@ def _with_negating_lead_in(passage: str, sentence: Sentence) -> int:
         return sentence.start
     lead_in = passage[listed.lead_in.start : listed.lead_in.end]
     return listed.lead_in.start if negated_by_lead_in(sentence.text, lead_in) else sentence.start
+
+
+def _end_of_items(listed: TextList, start: int, max_chars: int) -> int:
+    """Where the quote of a list's heading from `start` ends: after as many of its items as fit in `max_chars`, at
+    least the first."""
+    end = listed.items[0].end
+    for item in listed.items[1:]:
+        if item.end - start > max_chars:
+            break
+        end = item.end
+    return end
 
 
 def _is_item(sentence: str, marked: bool) -> bool:

@@ -76,3 +76,18 @@ def test_an_item_knows_the_heading_that_announces_it_and_running_text_knows_none
     )
     assert lead_in_of(LEAFLET.index("Doe dit aan de voor-")) is None
     assert lead_in_of(LEAFLET.index("Waar niet prikken")) is None
+
+
+def test_a_list_is_found_by_the_end_of_the_line_that_announces_it() -> None:
+    listed = ListedText(LEAFLET)
+    heading_end = LEAFLET.index("Waar niet prikken") + len("Waar niet prikken")
+
+    announced = listed.announced_at(heading_end)
+
+    assert announced is not None
+    assert [LEAFLET[item.start : item.end] for item in announced.items][:2] == [
+        "in de buurt van een wond of litteken;",
+        "in het geopereerde been;",
+    ]
+    assert listed.announced_at(heading_end - 1) is None  # the line goes on after it
+    assert listed.announced_at(LEAFLET.index(" Doe dit")) is None  # a sentence inside running text

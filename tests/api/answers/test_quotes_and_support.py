@@ -215,6 +215,38 @@ def test_an_item_under_a_negated_heading_is_quoted_with_the_heading() -> None:
     assert INJECTION_SITES[quote["start"] : quote["end"]] == quote["text"]
 
 
+def test_a_heading_over_a_list_is_quoted_with_its_items() -> None:
+    """ "Waar niet prikken" answers where not to inject; a heading is context for the sentences under it, but one
+    that announces a list is the list's first line (it was "Fraxiparine® wordt vlak onder de huid ingespoten.")."""
+    sources = [{"document_id": "frax", "title": "Fraxiparine® (nadroparine)", "passage": INJECTION_SITES}]
+
+    quote = select_quote("waar mag je niet prikken met fraxiparine", sources)
+
+    assert quote is not None
+    assert (
+        quote["text"]
+        == INJECTION_SITES[
+            INJECTION_SITES.index("Waar niet prikken") : INJECTION_SITES.index(" (buik, been, buik).") + 20
+        ]
+    )
+
+
+def test_a_question_over_a_list_is_quoted_with_its_items_and_a_heading_over_prose_is_never_quoted() -> None:
+    passage = (
+        "Wanneer moet u contact met uw (huis)arts opnemen?\n\n"
+        "uw kind koorts krijgt (temperatuur van 39.0 - 39,5 graden);\n\n"
+        "de benauwdheid niet minder wordt na de pufs.\n\n"
+        "Schoonmaken\n\n"
+        "Maak de voorzetkamer elke week schoon met een sopje."
+    )
+
+    fever = select_quote("bij welke temperatuur contact opnemen met de arts", [_plain(passage, "Salbutamol")])
+    cleaning = select_quote("voorzetkamer schoonmaken", [_plain(passage, "Salbutamol")])
+
+    assert fever is not None and fever["text"] == passage[: passage.index(" na de pufs.") + 12]
+    assert cleaning is not None and cleaning["text"] == "Maak de voorzetkamer elke week schoon met een sopje."
+
+
 def test_a_sentence_that_only_repeats_the_question_is_not_cited(sources: list[dict[str, object]]) -> None:
     """The tiny model often starts by echoing the question; its words are in the passage, but it claims nothing, so
     a citation would vouch for nothing. A sentence asking something claims nothing either."""
