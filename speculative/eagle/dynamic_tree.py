@@ -68,21 +68,16 @@ def select_on_device(levels: Sequence[CandidateLevel], count: int) -> torch.Tens
     sort of the levels concatenated in order). A candidate ranks by the lowest score on its path, which for real
     scores is its own; for scores that rise along a path it keeps a parent ranked before its child.
     """
-    parents = torch.cat(_parents_across_levels(levels))
-    scores = torch.cat([level.scores for level in levels]).double()
     ranks = torch.cat(_path_minima(levels))
     chosen = torch.sort(ranks, descending=True, stable=True).indices[:count].sort().values
-    position = torch.full_like(parents, ROOT_PARENT)
-    position[chosen] = torch.arange(len(chosen), device=chosen.device)
-    chosen_parents = parents[chosen]
-    is_root_child = chosen_parents == ROOT_PARENT
-    parent_index = chosen_parents.clamp(min=0)
-    parent_scores = torch.where(is_root_child, 0.0, scores[parent_index])
-    tokens = torch.cat([level.tokens for level in levels])[chosen]
+    parents = torch.cat(_parents_across_levels(levels))[chosen]
+    is_root_child = parents == ROOT_PARENT
+    scores = torch.cat([level.scores for level in levels]).double()
+    parent_scores = torch.where(is_root_child, 0.0, scores[parents.clamp(min=0)])
     return torch.stack(
         [
-            tokens.double(),
-            torch.where(is_root_child, ROOT_PARENT, position[parent_index]).double(),
+            torch.cat([level.tokens for level in levels])[chosen].double(),
+            torch.where(is_root_child, ROOT_PARENT, torch.searchsorted(chosen, parents)).double(),
             (scores[chosen] - parent_scores).exp(),
         ]
     )
@@ -99,16 +94,16 @@ def selected_nodes(selection: torch.Tensor) -> list[SelectedNode]:
 
 def _parents_across_levels(levels: Sequence[CandidateLevel]) -> list[torch.Tensor]:
     """Per level, the parents as indices into all levels concatenated (`ROOT_PARENT` at depth 1)."""
-    parents, offset = [levels[0].parents.long()], 0
+    parents, offset = [levels[0].parents], 0
     for previous, level in pairwise(levels):
-        parents.append(level.parents.long() + offset)
+        parents.append(level.parents + offset)
         offset += len(previous.tokens)
     return parents
 
 
 def _path_minima(levels: Sequence[CandidateLevel]) -> list[torch.Tensor]:
     """Per level, each candidate's lowest score on its path from the root: the score it ranks by."""
-    minima = [levels[0].scores.double()]
+    minima = [levels[0].scores]
     for level in levels[1:]:
-        minima.append(torch.minimum(level.scores.double(), minima[-1][level.parents.long()]))
+        minima.append(torch.minimum(level.scores, minima[-1][level.parents]))
     return minima
