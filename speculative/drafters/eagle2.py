@@ -5,8 +5,9 @@ Each step first feeds it the pairs of the tokens the target has just committed (
 the sequence shifted by one), appending them to the head's own KV cache; the last prediction is the root's
 feature. The dynamic tree then grows from it (see `speculative.eagle.dynamic_tree`): every round runs the head on
 the frontier nodes in one call, each node at position `committed + depth − 1` seeing the committed prefix and its
-own ancestors. After verification the tree rows are dropped from the head's cache; the accepted tokens come back
-next step with the target's true features, which is what EAGLE does too.
+own ancestors. The best candidates are selected on the device too, and only they are read back: one
+device-to-host copy, so one host sync, per tree. After verification the tree rows are dropped from the head's
+cache; the accepted tokens come back next step with the target's true features, which is what EAGLE does too.
 
 A head with a reduced draft vocabulary (`d2t`) ranks only those rows of the target's lm_head, copied once when
 the head is loaded: with Gemma 3's 262,144 tokens the full output layer would cost as much as the target's own
@@ -21,7 +22,13 @@ from functools import partial
 import torch
 
 from speculative.eagle.checkpoint import HeadLoadError, load_head
-from speculative.eagle.dynamic_tree import ROOT_PARENT, CandidateLevel, DynamicTreeConfig, select_nodes
+from speculative.eagle.dynamic_tree import (
+    ROOT_PARENT,
+    CandidateLevel,
+    DynamicTreeConfig,
+    select_on_device,
+    selected_nodes,
+)
 from speculative.eagle.head import EagleHead
 from speculative.engine.attention_mask import additive_mask
 from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
@@ -123,13 +130,13 @@ class Eagle2Drafter(Drafter):
         return predicted[-1]
 
     def _grow(self, root_feature: torch.Tensor, rounds: int) -> list[CandidateLevel]:
-        """The candidate levels: the root's top-k children, then `rounds` expansions of the best k nodes. Every
-        round stays on the device; the levels are read back once, at the end (one host round trip per tree)."""
+        """The candidate levels, on the device: the root's top-k children, then `rounds` expansions of the best k
+        nodes."""
         top_k = self.config.top_k
         scores, columns = self._log_probs(root_feature[None])[0].topk(top_k)
         tokens = self.shared.target_ids(columns)
         root_parents = torch.full((top_k,), ROOT_PARENT, device=tokens.device)
-        levels = [(tokens, root_parents, scores)]
+        levels = [CandidateLevel(tokens, root_parents, scores)]
         frontier = torch.arange(top_k, device=tokens.device)
         features = root_feature.expand(top_k, -1)
         ancestors = torch.zeros(top_k, 0, dtype=torch.bool, device=tokens.device)
@@ -142,12 +149,14 @@ class Eagle2Drafter(Drafter):
             child_scores, child_columns = self._log_probs(predicted).topk(top_k, dim=-1)
             child_tokens = self.shared.target_ids(child_columns)
             cumulative = (scores[frontier, None] + child_scores).flatten()
-            levels.append((child_tokens.flatten(), frontier.repeat_interleave(top_k), cumulative))
+            levels.append(
+                CandidateLevel(child_tokens.flatten(), frontier.repeat_interleave(top_k), cumulative)
+            )
             frontier = cumulative.topk(top_k).indices
             parent_rows = frontier // top_k
             ancestors, features = row_visible[parent_rows], predicted[parent_rows]
             tokens, scores = child_tokens.flatten(), cumulative
-        return _on_host(levels)
+        return levels
 
     def _run(
         self,
@@ -165,33 +174,15 @@ class Eagle2Drafter(Drafter):
         return torch.log_softmax(self.shared.logits(features).float(), dim=-1)
 
     def _insert(self, tree: DraftTree, levels: list[CandidateLevel], count: int) -> DraftTree:
+        """Select the best `count` candidates on the device and add them to the tree: the tree's one host sync."""
         nodes: list[int] = []
-        for selected in select_nodes(levels, count):
+        for selected in selected_nodes(select_on_device(levels, count)):
             parent = ROOT if selected.parent == ROOT_PARENT else nodes[selected.parent]
             node = tree.add(parent, selected.token, self.name, selected.probability)
             if node is None:
                 raise RuntimeError(f"the tree's budget {tree.max_nodes} is below the {count} nodes selected")
             nodes.append(node)
         return tree
-
-
-def _on_host(levels: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> list[CandidateLevel]:
-    """The candidate levels (tokens, parents, scores on the device) as host lists, in one transfer of each kind."""
-    sizes = [len(tokens) for tokens, _, _ in levels]
-    ids = torch.cat([torch.cat([tokens, parents]) for tokens, parents, _ in levels]).tolist()
-    scores = torch.cat([level_scores for _, _, level_scores in levels]).tolist()
-    candidates, start, score_start = [], 0, 0
-    for size in sizes:
-        candidates.append(
-            CandidateLevel(
-                ids[start : start + size],
-                ids[start + size : start + 2 * size],
-                scores[score_start : score_start + size],
-            )
-        )
-        start += 2 * size
-        score_start += size
-    return candidates
 
 
 def build_eagle2(settings: SpeculativeSettings, target: TargetModel) -> DrafterFactory:

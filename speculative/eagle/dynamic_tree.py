@@ -2,15 +2,18 @@
 
 The drafter grows candidates level by level with their cumulative log-probability as score: level 0 holds the
 root's `top_k` most likely children; each of the `depth` rounds runs the head on the `top_k` best nodes of the
-last level and adds each one's `top_k` children (`top_k²` candidates). `select_nodes` then keeps the best
-`total_tokens − 1` candidates overall. A child never scores above its parent (a log-probability is ≤ 0), so the
-best candidates form a tree; ties are ranked shallower first and a node is only taken after its parent, so a child
-never enters without its parent even when rounding makes their scores equal.
+last level and adds each one's `top_k` children (`top_k²` candidates). `select_on_device` then keeps the best
+`total_tokens − 1` candidates overall, on the candidates' device, and `selected_nodes` reads the selection back in
+one device-to-host copy. A child never scores above its parent (a log-probability is ≤ 0), so the best candidates
+form a tree; ties are ranked shallower first, so a child never enters without its parent even when rounding makes
+their scores equal.
 """
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
+
+import torch
 
 ROOT_PARENT = -1
 
@@ -38,11 +41,12 @@ class DynamicTreeConfig:
 
 @dataclass(frozen=True)
 class CandidateLevel:
-    """The candidates at one depth; `parents[i]` is an index into the previous level (`ROOT_PARENT` at depth 1)."""
+    """The candidates at one depth, as 1-d tensors on one device: target token ids, parents (`parents[i]` is an
+    index into the previous level; `ROOT_PARENT` at depth 1) and cumulative log-probabilities."""
 
-    tokens: Sequence[int]
-    parents: Sequence[int]
-    scores: Sequence[float]
+    tokens: torch.Tensor
+    parents: torch.Tensor
+    scores: torch.Tensor
 
 
 @dataclass(frozen=True)
@@ -55,31 +59,51 @@ class SelectedNode:
     probability: float
 
 
-def select_nodes(levels: Sequence[CandidateLevel], count: int) -> list[SelectedNode]:
-    """The best `count` candidates by score, ancestor-closed, ordered so that every parent precedes its children."""
-    ranked = sorted(
-        (-score, depth, index)
-        for depth, level in enumerate(levels)
-        for index, score in enumerate(level.scores)
+def select_on_device(levels: Sequence[CandidateLevel], count: int) -> torch.Tensor:
+    """The best `count` candidates by score, ancestor-closed, selected on the levels' device without a host sync.
+
+    Returns a float64 tensor of shape (3, selected) — the nodes' token ids (exact below 2⁵³), their parents (indices
+    into the selection, `ROOT_PARENT` for the root's children) and their probabilities given the parent — ordered
+    by (depth, index), so every parent precedes its children. Ties rank shallower first, then by index (a stable
+    sort of the levels concatenated in order). A candidate ranks by the lowest score on its path, which for real
+    scores is its own; for scores that rise along a path it keeps a parent ranked before its child.
+    """
+    ranks = torch.cat(_path_minima(levels))
+    chosen = torch.sort(ranks, descending=True, stable=True).indices[:count].sort().values
+    parents = torch.cat(_parents_across_levels(levels))[chosen]
+    is_root_child = parents == ROOT_PARENT
+    scores = torch.cat([level.scores for level in levels]).double()
+    parent_scores = torch.where(is_root_child, 0.0, scores[parents.clamp(min=0)])
+    return torch.stack(
+        [
+            torch.cat([level.tokens for level in levels])[chosen].double(),
+            torch.where(is_root_child, ROOT_PARENT, torch.searchsorted(chosen, parents)).double(),
+            (scores[chosen] - parent_scores).exp(),
+        ]
     )
-    taken: set[tuple[int, int]] = set()
-    for _, depth, index in ranked:
-        if len(taken) == count:
-            break
-        if depth == 0 or (depth - 1, levels[depth].parents[index]) in taken:
-            taken.add((depth, index))
-    order = sorted(taken)
-    position = {key: rank for rank, key in enumerate(order)}
+
+
+def selected_nodes(selection: torch.Tensor) -> list[SelectedNode]:
+    """The nodes of a `select_on_device` selection, read to the host in one device-to-host copy."""
+    tokens, parents, probabilities = selection.tolist()
     return [
-        SelectedNode(
-            token=levels[depth].tokens[index],
-            parent=ROOT_PARENT if depth == 0 else position[(depth - 1, levels[depth].parents[index])],
-            probability=math.exp(levels[depth].scores[index] - _parent_score(levels, depth, index)),
-        )
-        for depth, index in order
+        SelectedNode(int(token), int(parent), probability)
+        for token, parent, probability in zip(tokens, parents, probabilities, strict=True)
     ]
 
 
-def _parent_score(levels: Sequence[CandidateLevel], depth: int, index: int) -> float:
-    """The cumulative log-probability of a candidate's parent (the root's is 0)."""
-    return 0.0 if depth == 0 else levels[depth - 1].scores[levels[depth].parents[index]]
+def _parents_across_levels(levels: Sequence[CandidateLevel]) -> list[torch.Tensor]:
+    """Per level, the parents as indices into all levels concatenated (`ROOT_PARENT` at depth 1)."""
+    parents, offset = [levels[0].parents], 0
+    for previous, level in pairwise(levels):
+        parents.append(level.parents + offset)
+        offset += len(previous.tokens)
+    return parents
+
+
+def _path_minima(levels: Sequence[CandidateLevel]) -> list[torch.Tensor]:
+    """Per level, each candidate's lowest score on its path from the root: the score it ranks by."""
+    minima = [levels[0].scores]
+    for level in levels[1:]:
+        minima.append(torch.minimum(level.scores, minima[-1][level.parents]))
+    return minima

@@ -16,7 +16,7 @@ from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.eagle2 import Eagle2Drafter, SharedWeights
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import HeadLoadError, load_head
-from speculative.eagle.dynamic_tree import ROOT_PARENT, CandidateLevel, DynamicTreeConfig, select_nodes
+from speculative.eagle.dynamic_tree import ROOT_PARENT, DynamicTreeConfig
 from speculative.eagle.head import EagleHead
 from speculative.engine.attention_mask import additive_mask
 from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
@@ -29,6 +29,7 @@ from speculative.engine.tree import DraftTree
 from speculative.engine.verify import VerificationResult
 from tests.speculative.conftest import ReferenceGreedy, tiny_llama
 from tests.speculative.eagle_heads import bigram_llama, eagle_settings, saved_exact_head, saved_random_head
+from tests.speculative.eagle_selection import HostLevel, host_selection
 
 MAX_NEW_TOKENS = 32
 CPU_BUDGET = 16
@@ -186,7 +187,8 @@ def _head_on_chain(
 
 
 def _reference_tree(setup: Setup, sequence: list[int], config: DynamicTreeConfig, nodes: int) -> DraftTree:
-    """EAGLE-2 grown the slow way: every expanded node's feature comes from running its own path alone.
+    """EAGLE-2 grown the slow way: every expanded node's feature comes from running its own path alone, and the
+    candidates selected on the host.
 
     A candidate's path is its tokens below the root and the features its head rows read: the root's predicted
     feature for the first token, then each earlier node's predicted feature.
@@ -206,7 +208,7 @@ def _reference_tree(setup: Setup, sequence: list[int], config: DynamicTreeConfig
     with torch.inference_mode():
         root = predict([], [])
         children = top_children(root)
-        levels = [CandidateLevel([t for _, t in children], [ROOT_PARENT] * top_k, [s for s, _ in children])]
+        levels = [HostLevel([t for _, t in children], [ROOT_PARENT] * top_k, [s for s, _ in children])]
         paths = [([root], [token]) for _, token in children]
         for _ in range(config.rounds(nodes, MAX_NEW_TOKENS)):
             last = levels[-1]
@@ -220,11 +222,11 @@ def _reference_tree(setup: Setup, sequence: list[int], config: DynamicTreeConfig
                     parents.append(parent)
                     scores.append(last.scores[parent] + score)
                     next_paths.append(([*inputs, feature], [*path, token]))
-            levels.append(CandidateLevel(tokens, parents, scores))
+            levels.append(HostLevel(tokens, parents, scores))
             paths = next_paths
     tree = DraftTree(sequence[-1])
     added: list[int] = []
-    for node in select_nodes(levels, nodes):
+    for node in host_selection(levels, nodes):
         parent = 0 if node.parent == ROOT_PARENT else added[node.parent]
         added.append(tree.add_path([node.token], "eagle2", parent)[0])
     return tree
