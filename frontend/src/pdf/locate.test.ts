@@ -141,6 +141,20 @@ describe("locateAcrossPages with a sentence", () => {
     expect(onePage(page, "Deze zin staat niet op de pagina.")).toEqual(locateAcrossPages(new Map([[1, page]]), 1, 1, passage).items.get(1));
   });
 
+  it("marks a heading and its list items line by line when the text layer reads the list after the text beside it", () => {
+    // pdf.js reads the real leaflet's bulleted list after the next heading and lead-in (a column of its own).
+    const leaflet = ["Waar niet prikken", "", "Hoe u zichzelf injecteert", "Wij adviseren u:", "in de buurt van een wond of litteken;", "", "in het geopereerde been;"];
+    const stored = "Waar niet prikken\n\nin de buurt van een wond of litteken;\n\nin het geopereerde been;\n\nHoe u zichzelf injecteert\nWij adviseren u:";
+    const quote = "Waar niet prikken\n\nin de buurt van een wond of litteken;\n\nin het geopereerde been;";
+    expect(marked(leaflet, onePage(leaflet, quote, stored))).toEqual(["Waar niet prikken", "in de buurt van een wond of litteken;", "in het geopereerde been;"]);
+  });
+
+  it("marks no line of a quote of several lines when one of them is not on the page", () => {
+    const lines = ["Waar niet prikken", "in de buurt van een wond of litteken;", "Iets anders dat hier staat."];
+    const quote = "Waar niet prikken\nin de buurt van een wond of litteken;\nin het geopereerde been;";
+    expect(onePage(lines, quote, lines.join("\n"))).toEqual(whole(lines, [0, 1, 2]));
+  });
+
   const across = "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect op sporen van C. difficile. Droog de handen goed af met een handdoek.";
   const twoPages = new Map<number, string[]>([
     [4, ["Hoofdstuk 5", "Wrijf de handen 20 tot 30 seconden in. Handalcohol heeft geen effect"]],

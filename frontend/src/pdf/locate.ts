@@ -136,20 +136,13 @@ function pageFurniture(items: readonly string[], running: ReadonlySet<number> = 
 const SHORTEST_FREE_SENTENCE = 12;
 const CLOSING = /[.!?…;:,)\]"'”’»]/;
 
-/**
- * Where `sentence` (a verbatim part of the passage, e.g. the quote) lies on the pages `first..last`, to the
- * character: the whole sentence found exactly after normalising, also across a page break (running headers and
- * footers in `running`, and page numbers, left out); of several places, one inside the passage's part
- * (`passageItems`). Empty when not found.
- */
-function locateSentence(
+/** The normalised text of pages `first..last` without their furniture, and where each of its characters comes from. */
+function pagesText(
   pages: ReadonlyMap<number, readonly string[]>,
   first: number,
   last: number,
-  sentence: string,
-  passageItems: ReadonlyMap<number, readonly number[]>,
   running: ReadonlyMap<number, ReadonlySet<number>>,
-): Map<number, Highlight> {
+): { text: string; places: { page: number; item: number; offset: number }[] } {
   const places: { page: number; item: number; offset: number }[] = [];
   let text = "";
   for (let number = first; number <= last; number++) {
@@ -162,6 +155,53 @@ function locateSentence(
       origin.forEach((offset) => places.push({ page: number, item: index, offset }));
     });
   }
+  return { text, places };
+}
+
+/**
+ * Where `sentence` (a verbatim part of the passage, e.g. the quote) lies on the pages `first..last`, to the
+ * character: the whole sentence found exactly after normalising, also across a page break (running headers and
+ * footers in `running`, and page numbers, left out); of several places, one inside the passage's part
+ * (`passageItems`). A quote of several lines (a heading and its list items) that the text layer orders otherwise
+ * (pdf.js reads a column or a bulleted list after the text beside it) is marked line by line, when every line is
+ * found. Empty when not found.
+ */
+function locateSentence(
+  pages: ReadonlyMap<number, readonly string[]>,
+  first: number,
+  last: number,
+  sentence: string,
+  passageItems: ReadonlyMap<number, readonly number[]>,
+  running: ReadonlyMap<number, ReadonlySet<number>>,
+): Map<number, Highlight> {
+  const { text, places } = pagesText(pages, first, last, running);
+  const whole = markRun(pages, text, places, sentence, passageItems);
+  const lines = sentence.split("\n").filter((line) => normalise(line).chars);
+  if (whole.size > 0 || lines.length < 2) return whole;
+  const marks = new Map<number, Highlight>();
+  for (const line of lines) {
+    const lineMarks = markRun(pages, text, places, line, passageItems);
+    if (lineMarks.size === 0) return new Map();
+    for (const [page, highlight] of lineMarks) {
+      const pageMarks = marks.get(page) ?? new Map<number, [number, number]>();
+      for (const [item, [start, end]] of highlight) {
+        const [known, knownEnd] = pageMarks.get(item) ?? [start, end];
+        pageMarks.set(item, [Math.min(known, start), Math.max(knownEnd, end)]);
+      }
+      marks.set(page, pageMarks);
+    }
+  }
+  return marks;
+}
+
+/** Where `wanted` lies in the pages' normalised `text`, as marks per page (empty when not found). */
+function markRun(
+  pages: ReadonlyMap<number, readonly string[]>,
+  text: string,
+  places: readonly { page: number; item: number; offset: number }[],
+  sentence: string,
+  passageItems: ReadonlyMap<number, readonly number[]>,
+): Map<number, Highlight> {
   const wanted = normalise(sentence).chars;
   const found: number[] = [];
   for (let at = wanted ? text.indexOf(wanted) : -1; at >= 0; at = text.indexOf(wanted, at + 1)) found.push(at);
