@@ -4,10 +4,10 @@ generated text (docs/api.md, event `quote`).
 Each sentence of each retrieved passage is scored by the question's content words it holds, each word weighed by
 how few of the candidate sentences hold it (a rare word such as "stuwband" or "MRI" says more than "handen"), in
 the sentence itself and with its section heading and document title as context, the words compared by their Dutch
-stems ("wrijven" = "Wrijf", `api.answers.stems`). Bonuses: the question asks for a duration, a frequency or an
-amount ("hoe lang", "hoe vaak", "hoeveel") and the sentence states a number with such a unit; the sentence holds a
-number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a list (":"); a
-small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
+stems ("wrijven" = "Wrijf", `api.answers.stems`). Bonuses: the question asks for a duration, a frequency, an
+amount or a telephone number ("hoe lang", "hoe vaak", "hoeveel", "tel.nr") and the sentence states one; the
+sentence holds a number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a
+list (":"); a small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
 (the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
 first); so is a heading or a question that announces a list (`ingest.lists`: "Waar niet prikken" over its
 items). An item of a list whose heading negates it is quoted from that heading on. Any other heading, a table or
@@ -39,7 +39,8 @@ QUANTITY_QUESTION = re.compile(
     r"maximaal|maximum|min|minimaal|minimum|tijd|interval|frequentie|houdbaar|ml|mg|seconden|minuten|uur)\b",
     re.IGNORECASE,
 )
-# What the question asks for, and how a sentence states it: a number with a unit of time, a repetition, an amount.
+# What the question asks for, and how a sentence states it: a number with a unit of time, a repetition, an amount,
+# a telephone number.
 QUESTION_UNITS = (
     (
         re.compile(r"\b(hoe\s*lang|hoelang|duur\w*|tijd|max\w*|min\w*|houdbaar\w*|wanneer)\b", re.IGNORECASE),
@@ -58,6 +59,10 @@ QUESTION_UNITS = (
             r"\d\s*(ml|mg|g|gram|µg|mcg|eenheden|e|ie|druppels|mmol|l|cc|pompslagen|tabletten|tablet)\b",
             re.IGNORECASE,
         ),
+    ),
+    (
+        re.compile(r"\b(tel(efoon)?(\.|\s)*(nr|nummer)\w*|telefoon\w*|tel)\b", re.IGNORECASE),
+        re.compile(r"(?<!\d)(\(0\d{1,3}\)|0\d{1,3}[-\s]?)\s?\d{2,4}(?:[\s-]?\d{2,4}){0,2}(?!\d)"),
     ),
 )
 WHEN_QUESTION = re.compile(r"\b(wanneer|in welke gevallen)\b", re.IGNORECASE)

@@ -298,6 +298,23 @@ def test_a_duration_question_prefers_the_sentence_with_a_unit_of_time() -> None:
     assert quote is not None and quote["text"] == "Laat de stuwband maximaal 1 minuut zitten."
 
 
+def test_a_question_for_a_telephone_number_prefers_the_sentence_that_gives_one() -> None:
+    """Both sentences hold "Endoscopiecentrum"; the one with more of the question's words has no number."""
+    passage = (
+        "Uw huisarts heeft u doorverwezen voor een coloscopie op het Endoscopiecentrum van het HagaZiekenhuis "
+        "Zoetermeer.\n\nHet Endoscopiecentrum is bereikbaar (079) 346 25 09 van maandag t/m vrijdag van 8.00 tot "
+        "16.30."
+    )
+
+    quote = select_quote("tel.nr endoscopiecentrum Zoetermeer", [_plain(passage, "Coloscopie")])
+    place = select_quote("endoscopiecentrum Zoetermeer", [_plain(passage, "Coloscopie")])
+
+    assert quote is not None and quote["text"].startswith(
+        "Het Endoscopiecentrum is bereikbaar (079) 346 25 09"
+    )
+    assert place is not None and place["text"].startswith("Uw huisarts heeft u doorverwezen")
+
+
 def test_a_number_the_question_names_picks_its_table_row() -> None:
     pump = _source(
         "insulinepomp-kinderen.pdf",
