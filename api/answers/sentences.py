@@ -86,6 +86,7 @@ _CAPITALISED = re.compile(r"[^\W\d_][^\W\d_A-Z]")
 _ROW_VALUE = re.compile(r"[<>≤≥]?\s*\d[\d,.]*(?:\s*[–-]\s*\d[\d,.]*)?\s+")
 _WORD_BEFORE = re.compile(r"([^\s(\[\"']+)$")
 _NEXT_CHARACTER = re.compile(r"\s*(\S)")
+WRAPPED_LINE_CHARS = 60  # a line ending in a lower-case word at least this long is wrapped prose
 WORD_WINDOW = 40  # characters before a full stop searched for its word (longer words are no abbreviation)
 
 
@@ -135,7 +136,7 @@ def _line_cuts(text: str) -> list[int]:
             or LIST_ITEM.match(following)
             or _ends_sentence(line)
             or _capitalised(following.lstrip())
-            or _table_row(following.lstrip())
+            or (_table_row(following.lstrip()) and not _wraps_on(line))
             or CELL_SEPARATOR in line
             or CELL_SEPARATOR in following
         ):
@@ -145,6 +146,12 @@ def _line_cuts(text: str) -> list[int]:
 
 def _capitalised(line: str) -> bool:
     return bool(_CAPITALISED.match(line)) and line[0].isupper()
+
+
+def _wraps_on(line: str) -> bool:
+    """A long line of prose ending in a lower-case word goes on on the next line ("… een INR van ongeveer" before
+    "1.0 De INR-waarde …"), even when that line starts like a table row; a table row ends where it ends."""
+    return len(line) >= WRAPPED_LINE_CHARS and line[-1].islower() and not _table_row(line)
 
 
 def _table_row(line: str) -> bool:

@@ -95,3 +95,14 @@ def test_each_table_row_that_starts_with_a_value_is_a_sentence_and_wrapped_prose
         "1,5–2,9 mmol/L Risico op DKA Zoals hierboven",
         "Hypoglycemie is een glycemie lager dan\n70 mg/dL (3,9 mmol/L).",
     ]
+
+
+def test_a_long_line_of_prose_goes_on_into_a_next_line_that_starts_like_a_table_row() -> None:
+    """The real anticoagulation leaflet wraps "… een INR van ongeveer" before "1.0 De INR-waarde …" (its full stop
+    lost): the value belongs to the sentence, which was quoted without it."""
+    text = (
+        "Iemand die geen antistollingsmiddelen gebruik heeft een INR van ongeveer\n"
+        "1.0 De INR-waarde wordt hoger wanneer er meer antistollingsmiddelen worden gebruikt."
+    )
+
+    assert [sentence.text for sentence in split_sentences(text)] == [text]
