@@ -6,10 +6,10 @@ the sequence shifted by one), appending them to the head's own KV cache; the las
 feature. The dynamic tree then grows from it (see `speculative.eagle.dynamic_tree`): every round runs the head on
 the frontier nodes in one call, each node at position `committed + depth − 1` seeing the committed prefix and its
 own ancestors. The best candidates are selected on the device too, and only they are read back: one
-device-to-host copy, so one host sync, per tree, and the proposal's only one (the head's range check takes the
-highest position from the drafter, which knows the positions as Python ints). After verification the tree rows
-are dropped from the head's cache; the accepted tokens come back next step with the target's true features, which
-is what EAGLE does too.
+device-to-host copy, so one host sync, per tree, and the proposal's only read from the device (the head's range
+check takes the highest position from the drafter, which knows the positions as Python ints). After verification
+the tree rows are dropped from the head's cache; the accepted tokens come back next step with the target's true
+features, which is what EAGLE does too.
 
 A head with a reduced draft vocabulary (`d2t`) ranks only those rows of the target's lm_head, copied once when
 the head is loaded: with Gemma 3's 262,144 tokens the full output layer would cost as much as the target's own
