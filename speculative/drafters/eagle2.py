@@ -6,8 +6,10 @@ the sequence shifted by one), appending them to the head's own KV cache; the las
 feature. The dynamic tree then grows from it (see `speculative.eagle.dynamic_tree`): every round runs the head on
 the frontier nodes in one call, each node at position `committed + depth − 1` seeing the committed prefix and its
 own ancestors. The best candidates are selected on the device too, and only they are read back: one
-device-to-host copy, so one host sync, per tree. After verification the tree rows are dropped from the head's
-cache; the accepted tokens come back next step with the target's true features, which is what EAGLE does too.
+device-to-host copy, so one host sync, per tree, and the proposal's only read from the device (the head's range
+check takes the highest position from the drafter, which knows the positions as Python ints). After verification
+the tree rows are dropped from the head's cache; the accepted tokens come back next step with the target's true
+features, which is what EAGLE does too.
 
 A head with a reduced draft vocabulary (`d2t`) ranks only those rows of the target's lm_head, copied once when
 the head is loaded: with Gemma 3's 262,144 tokens the full output layer would cost as much as the target's own
@@ -125,7 +127,7 @@ class Eagle2Drafter(Drafter):
         tokens = torch.tensor(context.sequence[-count:], device=features.device)
         positions = torch.arange(start, start + count, device=features.device)
         causal = torch.ones(count, count, dtype=torch.bool, device=features.device).tril()
-        predicted = self._run(features, tokens, positions, causal)
+        predicted = self._run(features, tokens, positions, causal, highest_position=start + count - 1)
         self._committed = start + count
         return predicted[-1]
 
@@ -144,8 +146,11 @@ class Eagle2Drafter(Drafter):
             row_visible = torch.cat(
                 [ancestors, torch.eye(top_k, dtype=torch.bool, device=tokens.device)], dim=1
             )
-            positions = torch.full((top_k,), self._committed + depth, device=tokens.device)
-            predicted = self._run(features, tokens[frontier], positions, row_visible)
+            position = self._committed + depth
+            positions = torch.full((top_k,), position, device=tokens.device)
+            predicted = self._run(
+                features, tokens[frontier], positions, row_visible, highest_position=position
+            )
             child_scores, child_columns = self._log_probs(predicted).topk(top_k, dim=-1)
             child_tokens = self.shared.target_ids(child_columns)
             cumulative = (scores[frontier, None] + child_scores).flatten()
@@ -164,11 +169,18 @@ class Eagle2Drafter(Drafter):
         tokens: torch.Tensor,
         positions: torch.Tensor,
         tree_visible: torch.Tensor,
+        highest_position: int,
     ) -> torch.Tensor:
-        """The head on rows after the cache; each row sees the committed prefix and the cached rows it flags."""
+        """The head on rows after the cache; each row sees the committed prefix and the cached rows it flags.
+
+        `highest_position` is the largest of `positions`, known here as a Python int, so that the head's range check
+        reads nothing back from the device."""
         prefix = torch.ones(len(tokens), self._committed, dtype=torch.bool, device=tokens.device)
         mask = additive_mask(torch.cat([prefix, tree_visible], dim=1), features.dtype)
-        return self.head(features, self.shared.embed(tokens), positions, mask, self._cache)
+        embeddings = self.shared.embed(tokens)
+        return self.head(
+            features, embeddings, positions, mask, self._cache, highest_position=highest_position
+        )
 
     def _log_probs(self, features: torch.Tensor) -> torch.Tensor:
         return torch.log_softmax(self.shared.logits(features).float(), dim=-1)

@@ -91,17 +91,17 @@ class EagleHead(nn.Module):
         positions: torch.Tensor,
         attention_mask: torch.Tensor,
         cache: KVCache | None,
+        *,
+        highest_position: int | None = None,
     ) -> torch.Tensor:
         """Predicted next features `[rows, H]` for rows of (feature `[rows, H]`, next token's embedding).
 
         `positions` (`[rows]`) and the additive `attention_mask` (`[1, 1, rows, len(cache) + rows]`) place
         the rows after the cached ones; their keys and values are appended to `cache` (None: no cache, as in
-        training over whole sequences).
+        training over whole sequences). `highest_position` is the largest of `positions` when the caller knows
+        it: the range check then needs no read from the device (a host sync on a GPU); None reads it.
         """
-        if positions.numel() and int(positions.max()) >= self.max_positions:
-            raise PositionOutOfRangeError(
-                f"position {int(positions.max())} is past the {self.max_positions} positions of the context"
-            )
+        self._check_range(positions, highest_position)
         hidden = self.fc(torch.cat([token_embeddings, features], dim=-1))[None]
         position_embeddings = self.rotary(hidden, positions[None])
         output = self.layers[0](
@@ -112,6 +112,17 @@ class EagleHead(nn.Module):
             use_cache=cache is not None,
         )
         return cast(torch.Tensor, output)[0]
+
+    def _check_range(self, positions: torch.Tensor, highest: int | None) -> None:
+        """Refuse positions past the context the head was placed for."""
+        if highest is None:
+            if not positions.numel():
+                return
+            highest = int(positions.max())
+        if highest >= self.max_positions:
+            raise PositionOutOfRangeError(
+                f"position {highest} is past the {self.max_positions} positions of the context"
+            )
 
 
 def _runtime_config(config: LlamaConfig, max_positions: int, attention: str) -> LlamaConfig:

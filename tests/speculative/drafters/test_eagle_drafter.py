@@ -4,7 +4,7 @@ Random heads give trees the target mostly rejects (losslessness with few accepta
 target (see `eagle_heads`) gives trees the target accepts, which checks the head's input alignment end to end.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -17,7 +17,7 @@ from speculative.drafters.eagle2 import Eagle2Drafter, SharedWeights
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import HeadLoadError, load_head
 from speculative.eagle.dynamic_tree import ROOT_PARENT, DynamicTreeConfig
-from speculative.eagle.head import EagleHead
+from speculative.eagle.head import EagleHead, PositionOutOfRangeError
 from speculative.engine.attention_mask import additive_mask
 from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.generator import GenerationResult, SpeculativeGenerator
@@ -292,6 +292,57 @@ def test_proposing_twice_without_observing_is_refused(random_head_llama: Setup) 
 
     with pytest.raises(RuntimeError, match="propose and observe must alternate"):
         drafter.propose(replace(context, new_hidden_states=features[-1:]))
+
+
+@pytest.mark.parametrize(
+    ("prompt_length", "where"), [(53, "the committed rows"), (48, "the tree's deepest expanded nodes")]
+)
+def test_a_position_past_the_targets_context_is_refused(
+    tmp_path: Path, prompt_length: int, where: str
+) -> None:
+    """A 51-position context (0‥50): with 53 tokens the committed rows reach position 51 (the last token is the
+    root); with 48 the head expands the tree's nodes at positions 47‥51, the deepest (the fifth round) at 51."""
+    model = tiny_llama(seed=0)
+    model.config.max_position_embeddings = 51
+    setup = Setup(TargetModel(model), saved_random_head(tmp_path, model.config, seed=5))
+    sequence = _prompts(seed=7)[1][:prompt_length]
+    features = setup.target.prefill(sequence[:-1], KVCache()).hidden_states
+    drafter = Eagle2Drafter(setup.head(), SharedWeights.of(setup.target), DynamicTreeConfig())
+    context = DraftContext(sequence, len(sequence), features, 60, MAX_NEW_TOKENS, frozenset())
+
+    with pytest.raises(PositionOutOfRangeError, match="position 51 is past the 51 positions"):
+        drafter.propose(context)
+
+
+DEVICE_TO_HOST = ("tolist", "item", "cpu", "numpy", "__bool__", "__int__", "__float__", "__index__")
+
+
+def test_a_proposal_reads_back_from_the_device_once(
+    random_head_llama: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU each read is a host sync: only the selected nodes are read back, in one copy; the head's range
+    check takes its positions from the drafter as Python ints."""
+    setup = random_head_llama
+    sequence = _prompts(seed=7)[1]
+    features = setup.target.prefill(sequence[:-1], KVCache()).hidden_states
+    drafter = Eagle2Drafter(setup.head(), SharedWeights.of(setup.target), DynamicTreeConfig())
+    context = DraftContext(sequence, len(sequence), features, 60, MAX_NEW_TOKENS, frozenset())
+    reads: list[str] = []
+    for name in DEVICE_TO_HOST:
+        monkeypatch.setattr(torch.Tensor, name, _counted(name, getattr(torch.Tensor, name), reads))
+
+    tree = drafter.propose(context)
+
+    assert tree.num_drafted == 59
+    assert reads == ["tolist"]
+
+
+def _counted(name: str, method: Callable[..., object], reads: list[str]) -> Callable[..., object]:
+    def read(tensor: torch.Tensor, *args: object, **kwargs: object) -> object:
+        reads.append(name)
+        return method(tensor, *args, **kwargs)
+
+    return read
 
 
 @pytest.mark.parametrize("share_budget", [False, True])

@@ -240,10 +240,14 @@ def test_positions_are_sized_by_the_target_not_by_the_heads_config(tmp_path: Pat
     assert head.max_positions == target.context_length == 4096
 
 
-def test_a_position_past_the_context_is_refused(target: TargetModel, tmp_path: Path) -> None:
+@pytest.mark.parametrize("highest_position", [None, 2048])
+def test_a_position_past_the_context_is_refused(
+    target: TargetModel, tmp_path: Path, highest_position: int | None
+) -> None:
+    """Whether the head reads the highest position from the positions (None) or the caller gives it."""
     head = load_head(str(saved_random_head(tmp_path, target.config, seed=1)), tmp_path / "cache", target)
     features = torch.zeros(1, target.hidden_size)
     mask = torch.zeros(1, 1, 1, 1)
 
     with pytest.raises(PositionOutOfRangeError, match="position 2048 is past the 2048 positions"):
-        head(features, features, torch.tensor([2048]), mask, KVCache())
+        head(features, features, torch.tensor([2048]), mask, KVCache(), highest_position=highest_position)
