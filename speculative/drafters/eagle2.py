@@ -37,6 +37,7 @@ from speculative.engine.drafter import DraftContext, Drafter, DrafterFactory
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import ROOT, DraftTree
+from speculative.engine.upload import upload
 from speculative.engine.verify import VerificationResult
 from speculative.settings import SpeculativeSettings
 
@@ -124,7 +125,7 @@ class Eagle2Drafter(Drafter):
                 f"the EAGLE head holds {start} positions and got {count} new features for a sequence of "
                 f"{len(context.sequence)} tokens: propose and observe must alternate"
             )
-        tokens = torch.tensor(context.sequence[-count:], device=features.device)
+        tokens = upload(context.sequence[-count:], features.device)
         positions = torch.arange(start, start + count, device=features.device)
         causal = torch.ones(count, count, dtype=torch.bool, device=features.device).tril()
         predicted = self._run(features, tokens, positions, causal, highest_position=start + count - 1)

@@ -18,6 +18,8 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from speculative.engine.upload import upload
+
 
 class KVCache:
     """The target's KV cache for one request."""
@@ -58,7 +60,7 @@ class KVCache:
                 )
             if layer.keys is None or layer.values is None or not layer.is_initialized:
                 continue
-            source = torch.tensor(rows, device=layer.keys.device) + start
+            source = upload(rows, layer.keys.device) + start
             layer.keys[..., start:end, :] = layer.keys.index_select(-2, source)
             layer.values[..., start:end, :] = layer.values.index_select(-2, source)
 
@@ -113,7 +115,7 @@ class BatchKVCache:
         width = max(self.lengths)
         self._rebuild(
             [
-                tuple(tensor.index_select(0, kept.to(tensor.device))[..., :width, :] for tensor in pair)
+                tuple(tensor.index_select(0, upload(kept, tensor.device))[..., :width, :] for tensor in pair)
                 for pair in layer_tensors(self._cache)
             ]
         )
@@ -130,7 +132,7 @@ class BatchKVCache:
             for answer, (length, kept) in enumerate(zip(self.lengths, rows, strict=True)):
                 if not kept or (length == start and list(kept) == list(range(len(kept)))):
                     continue
-                source = torch.tensor(kept, device=tensors[0].device) + start
+                source = upload(kept, tensors[0].device) + start
                 for tensor in tensors:
                     tensor[answer, :, length : length + len(kept)] = tensor[answer, :, source]
         self.lengths = [length + len(kept) for length, kept in zip(self.lengths, rows, strict=True)]

@@ -18,6 +18,7 @@ from transformers import Cache, PretrainedConfig
 from transformers.cache_utils import CacheLayerMixin
 
 from speculative.engine.kv_cache import KVCache, layer_tensors
+from speculative.engine.upload import upload
 
 
 class PoolLayer(CacheLayerMixin):
@@ -116,7 +117,7 @@ class KVPool:
         if not slots:
             return
         device = self.storage.device
-        slot_index = torch.tensor(slots, device=device)
-        source = torch.tensor(sources, device=device)
-        target = torch.tensor(targets, device=device)
+        slot_index = upload(slots, device)
+        source = upload(sources, device)
+        target = upload(targets, device)
         self.storage[:, :, slot_index, :, target] = self.storage[:, :, slot_index, :, source]

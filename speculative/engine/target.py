@@ -19,6 +19,7 @@ from speculative.engine.attention_mask import LayerMask, batch_tree_attention_ma
 from speculative.engine.kv_cache import BatchKVCache, KVCache
 from speculative.engine.tree import DraftTree
 from speculative.engine.tree_batch import TreeBatch
+from speculative.engine.upload import upload
 
 AttentionKernel = Literal["sdpa", "eager"]
 SUPPORTED_LAYER_TYPES = ("full_attention", "sliding_attention")
@@ -101,7 +102,7 @@ class TargetModel:
         """Run the prompt into an empty cache; logits of the last prompt row only."""
         if len(cache):
             raise ValueError("prefill needs an empty cache")
-        input_ids = torch.tensor([list(token_ids)], device=self.device)
+        input_ids = upload(list(token_ids), self.device)[None]
         positions = torch.arange(len(token_ids), device=self.device)[None]
         hidden = self._decode(input_ids, positions, None, cache)
         return TargetOutput(logits=self.logits(hidden[-1:]), hidden_states=hidden)
@@ -110,9 +111,9 @@ class TargetModel:
     def verify(self, tree: DraftTree, cache: KVCache) -> TargetOutput:
         """Run the root and every drafted node after the cached prefix, each seeing only its ancestors."""
         past_length = len(cache)
-        input_ids = torch.tensor([tree.tokens], device=self.device)
-        positions = tree.position_offsets().to(self.device) + past_length
-        ancestors = tree.ancestor_mask().to(self.device)
+        input_ids = upload(tree.tokens, self.device)[None]
+        positions = upload(tree.position_offsets(), self.device) + past_length
+        ancestors = upload(tree.ancestor_mask(), self.device)
         mask = tree_attention_mask(past_length, ancestors, positions, self.layer_windows, self.dtype)
         hidden = self._decode(input_ids, positions[None], mask, cache)
         return TargetOutput(logits=self.logits(hidden), hidden_states=hidden)

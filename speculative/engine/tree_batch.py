@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from speculative.engine.tree import DraftTree
+from speculative.engine.upload import upload
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class TreeBatch:
         return cls(input_ids, positions, padded_lengths, ancestors)
 
     def to(self, device: torch.device) -> "TreeBatch":
-        return TreeBatch(*(tensor.to(device) for tensor in self.tensors()))
+        return TreeBatch(*(upload(tensor, device) for tensor in self.tensors()))
 
     def tensors(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         return self.input_ids, self.positions, self.lengths, self.ancestors

@@ -18,6 +18,7 @@ TEST_FILES = (
     "engine/test_lossless_tiny_models.py",
     "engine/test_bfloat16_agreement.py",
     "engine/test_continuous_batching.py",  # batched answers, eager, static and from CUDA graphs, equal lone ones
+    "engine/test_upload.py",  # the step's uploads: the same values on the device, and no host sync on CUDA
 )
 BF16_LINE = "bfloat16 casd: exact match"
 TIMEOUT_SECONDS = 300
