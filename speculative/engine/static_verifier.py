@@ -126,12 +126,14 @@ class StaticBatchVerifier:
         if rows > MAX_TREE_ROWS:
             raise ValueError(f"a tree of {rows} rows exceeds the {MAX_TREE_ROWS} a static verifier verifies")
         width = max(self._lengths)
-        if width + rows > self.capacity + MAX_TREE_ROWS:
-            raise ValueError(f"{width} positions and {rows} tree rows exceed the pool")
+        padded_rows = bucket(rows, largest=MAX_TREE_ROWS)
+        if width + padded_rows > self.pool.positions:
+            raise ValueError(f"{width} positions and {rows} tree rows ({padded_rows} padded) exceed the pool")
+        # The padded rows are written too (from `width` on), so the attended positions must hold them all.
         shape = (
             bucket(len(trees), largest=self.slots),
-            bucket(rows, largest=MAX_TREE_ROWS),
-            bucket(width + rows, MIN_KEYS, self.pool.positions),
+            padded_rows,
+            bucket(width + padded_rows, MIN_KEYS, self.pool.positions),
         )
         step = self._bucket(*shape)
         self._fill(step, trees, width)
@@ -187,7 +189,7 @@ class StaticBatchVerifier:
     def _run(self, step: _Bucket) -> None:
         if self._graphs is not None and step.graph is None:
             try:
-                step.graph = self._graphs.capture(lambda: self._forward(step), lambda: step.tokens)
+                step.graph = self._graphs.capture(lambda: self._forward(step), lambda: step.hidden)
             except GraphCaptureError as error:
                 log.warning(
                     "CUDA graph capture of the verify forward (%d answer(s) × %d tree row(s) × %d positions) failed, so "

@@ -13,13 +13,14 @@ import torch
 from transformers import PreTrainedModel
 
 from speculative.budget.fixed import FixedTreeBudget
+from speculative.engine.batch_verifier import DynamicBatchVerifier
 from speculative.drafters.registry import drafter_factory
 from speculative.engine.attention_mask import batch_tree_mask, tree_attention_mask
 from speculative.engine.batch import BatchDecoder
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest
-from speculative.engine.static_verifier import MAX_TREE_ROWS, StaticBatchVerifier, bucket
+from speculative.engine.static_verifier import MAX_TREE_ROWS, MIN_KEYS, StaticBatchVerifier, bucket
 from speculative.engine.step_graphs import GraphCaptureError
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
@@ -112,6 +113,27 @@ def test_a_repeated_verify_without_keep_commits_nothing_and_gives_the_same_token
     assert verifier.lengths == [27]
     assert first[0].target_tokens == second[0].target_tokens
     assert torch.equal(first[0].hidden_states, second[0].hidden_states)
+
+
+def test_a_tree_whose_padded_rows_pass_the_attended_positions_bucket_widens_it(
+    tiny_llama_target: TargetModel,
+) -> None:
+    """A prefix of MIN_KEYS − 6 positions and a tree of 5 rows fit in MIN_KEYS, but the rows are padded to 8 and
+    written too: the step attends to the next bucket and gives the eager verifier's tokens."""
+    prompt = [3 + index % 50 for index in range(MIN_KEYS - 6)]
+    tree = _tree(60, [[61, 62], [63, 64]])
+    assert tree.num_rows == 5
+    outputs = []
+    for verifier in (
+        StaticBatchVerifier(tiny_llama_target, slots=1, capacity=512, graphs=False),
+        DynamicBatchVerifier(tiny_llama_target),
+    ):
+        cache = KVCache()
+        tiny_llama_target.prefill(prompt, cache)
+        verifier.add(cache)
+        outputs.append(verifier.verify([tree])[0].target_tokens)
+
+    assert outputs[0] == outputs[1]
 
 
 class _FailingCapture:
