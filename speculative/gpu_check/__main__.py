@@ -44,7 +44,41 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--dry-run", action="store_true", help="tiny shapes on the CPU (automatic when CUDA is not available)"
     )
+    parser.add_argument(
+        "--checks",
+        type=check_numbers,
+        default=None,
+        metavar="N,N,…",
+        help=f"run only these checks, by their numbers 1–{len(CHECK_NAMES)} in docs/benchmarks.md (default: all)",
+    )
     return parser.parse_args(argv)
+
+
+CHECK_NAMES = (
+    "tree rows",
+    "graphs vs eager",
+    "engine overhead",
+    "batched throughput",
+    "lossless tests",
+    "worker",
+    "generator against compiled greedy",
+    "step profile",
+)
+
+
+def check_numbers(text: str) -> frozenset[int]:
+    """`"7,8"` → {7, 8}; an unknown number or a word is an argparse error naming the valid ones."""
+    try:
+        numbers = frozenset(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"checks are numbers 1–{len(CHECK_NAMES)} separated by commas, not {text!r}"
+        ) from None
+    unknown = sorted(number for number in numbers if not 1 <= number <= len(CHECK_NAMES))
+    if not numbers or unknown:
+        named = ", ".join(map(str, unknown)) if unknown else repr(text)
+        raise argparse.ArgumentTypeError(f"no check {named}: the checks are 1–{len(CHECK_NAMES)}")
+    return numbers
 
 
 def run_checks(
@@ -53,10 +87,11 @@ def run_checks(
     work_dir: Path,
     profile_trace: Path,
     after_each: Callable[[list[CheckResult]], None],
+    only: frozenset[int] | None = None,
 ) -> list[CheckResult]:
-    """Every check in turn, `after_each` called with the results so far (a run stopped by a time limit still
-    leaves its report); a check that raises fails with its error instead of ending the run. The step profile's
-    Chrome trace goes to `profile_trace`."""
+    """The checks numbered in `only` (default all) in turn, `after_each` called with the results so far (a run
+    stopped by a time limit still leaves its report); a check that raises fails with its error instead of ending
+    the run. The step profile's Chrome trace goes to `profile_trace`."""
     checks: list[tuple[str, Callable[[], CheckResult]]] = [
         # The step times first: the figures the docs need, before anything that could run into a time limit.
         (
@@ -121,9 +156,7 @@ def run_checks(
                 logs / "worker.log",
             ),
         ),
-        # The longest (the baseline compiles on the GPU); a model of its shape runs where the model is missing.
-        ("generator against compiled greedy", lambda: generator_check(plan, work_dir)),
-        # Last, added after the others (a few seconds): a profiled view of the steps check 3 times.
+        # A few seconds: a profiled view of the steps check 3 times.
         (
             "step profile",
             lambda: step_profile(
@@ -137,9 +170,14 @@ def run_checks(
                 profile_trace,
             ),
         ),
+        # Last, the longest (the baseline compiles on the GPU); a model of its shape runs where the model is missing.
+        ("generator against compiled greedy", lambda: generator_check(plan, work_dir)),
     ]
+    assert sorted(name for name, _ in checks) == sorted(CHECK_NAMES)
     results = []
     for name, check in checks:
+        if only is not None and CHECK_NAMES.index(name) + 1 not in only:
+            continue
         started = time.monotonic()
         try:
             result = check()
@@ -184,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.report.write_text(text, encoding="utf-8")
 
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as work_dir:
-        results = run_checks(plan, logs, Path(work_dir), profile_trace, write_report)
+        results = run_checks(plan, logs, Path(work_dir), profile_trace, write_report, args.checks)
     print(args.report.read_text(encoding="utf-8"))
     return 0 if all(result.passed for result in results) else 1
 

@@ -1,6 +1,7 @@
 """The GPU check (`python -m speculative.gpu_check`): its CPU dry run passes end to end, and its parts judge what
 they measure (a broken timing, a missing test folder) instead of reporting it as a pass."""
 
+import argparse
 import json
 import math
 import subprocess
@@ -21,6 +22,7 @@ from speculative.engine.kv_cache import KVCache
 from speculative.engine.static_verifier import StaticBatchVerifier
 from speculative.engine.step_graphs import GraphCaptureError
 from speculative.engine.target import TargetModel
+from speculative.gpu_check.__main__ import check_numbers
 from speculative.gpu_check.batched import BatchRow, goal_line, nearest_rank
 from speculative.gpu_check.checks import CheckResult, skipped
 from speculative.gpu_check.engine_overhead import OverheadRow, overhead_table, timing_problems
@@ -112,6 +114,29 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
     trace = tmp_path / "gpu_check.step_profile.trace.json"
     assert f"`{trace}`" in profiled
     assert "traceEvents" in json.loads(trace.read_text(encoding="utf-8"))
+
+
+def test_checks_picks_the_checks_to_run_by_their_numbers(tmp_path: Path) -> None:
+    report = tmp_path / "gpu_check.md"
+
+    completed = subprocess.run(
+        [sys.executable, "-m", "speculative.gpu_check", "--dry-run", "--checks", "1", "--report", str(report)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    text = report.read_text(encoding="utf-8")
+    assert text.count(": PASS (") == 1 and "## verification step time per tree size" in text
+
+
+@pytest.mark.parametrize("given", ["0", "9", "7,x", ""])
+def test_checks_refuses_what_is_not_a_check_number_and_names_the_valid_ones(given: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="1–8"):
+        check_numbers(given)
+    assert check_numbers("8,7") == {7, 8}
 
 
 def _section(report: str, heading: str) -> str:
