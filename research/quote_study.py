@@ -46,6 +46,7 @@ EARLIER = QuoteRule(
     rare_words=False,
     word_forms=False,
     heading_lists=False,
+    completing_share=0.0,
 )
 RULES = {
     "earlier: overlap + quantity + rank, min 0.5": EARLIER,
@@ -53,11 +54,14 @@ RULES = {
     "+ rare words weigh more": replace(EARLIER, min_score=0.0, rare_words=True),
     "+ word forms (stems, compounds)": replace(EARLIER, min_score=0.0, rare_words=True, word_forms=True),
     "+ units instead of any number": QuoteRule(
-        min_score=0.0, number_bonus=0.0, lead_in_bonus=0.0, heading_lists=False
+        min_score=0.0, number_bonus=0.0, lead_in_bonus=0.0, heading_lists=False, completing_share=0.0
     ),
-    "+ the question's own numbers": QuoteRule(min_score=0.0, lead_in_bonus=0.0, heading_lists=False),
-    "+ lead-in for 'wanneer'": QuoteRule(min_score=0.0, heading_lists=False),
-    "+ a heading's list quoted with its items": QuoteRule(min_score=0.0),
+    "+ the question's own numbers": QuoteRule(
+        min_score=0.0, lead_in_bonus=0.0, heading_lists=False, completing_share=0.0
+    ),
+    "+ lead-in for 'wanneer'": QuoteRule(min_score=0.0, heading_lists=False, completing_share=0.0),
+    "+ a heading's list quoted with its items": QuoteRule(min_score=0.0, completing_share=0.0),
+    "+ the next sentence when it adds question words": QuoteRule(min_score=0.0),
     **{f"chosen, min {m}": QuoteRule(min_score=m) for m in (0.4, 0.5, 0.6, 0.7)},
 }
 # Need the embedder at question time (every candidate sentence embedded): only with --embedder.

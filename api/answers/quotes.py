@@ -10,7 +10,8 @@ sentence holds a number the question names ("ketonen 1,5"); a "wanneer" question
 list (":"); a small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
 (the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
 first); so is a heading or a question that announces a list (`ingest.lists`: "Waar niet prikken" over its
-items). An item of a list whose heading negates it is quoted from that heading on. Any other heading, a table or
+items). An item of a list whose heading negates it is quoted from that heading on. A sentence is quoted with the
+next one of its paragraph when that one adds question words it lacks (the answer often follows its topic sentence). Any other heading, a table or
 figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context, never a quote. Nothing is
 quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a table or list without
 sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
@@ -82,6 +83,7 @@ class QuoteRule:
     similarity_weight: float = 0.0
     max_chars: int = 400
     heading_lists: bool = True  # a heading or question over a list is quoted with its items
+    completing_share: float = 0.1  # the next sentence is quoted too when it adds this share of the question's words
 
 
 HEADING_MAX_WORDS = 6
@@ -152,7 +154,8 @@ def select_quote(
     score, best = max(scored, key=lambda pair: pair[0])
     if score < rule.min_score:
         return None
-    return _quote(score, best, sources[best.source_index], rule)
+    completing = _completing_sentence(best, sources[best.source_index], weights, rule)
+    return _quote(score, best, sources[best.source_index], rule, completing)
 
 
 @dataclass(frozen=True)
@@ -232,9 +235,37 @@ def _candidates(sources: Sequence[Source], rule: QuoteRule) -> Iterator[_Candida
             yield _Candidate(index, sentence, following, announced, own, held, rank)
 
 
-def _quote(score: float, candidate: _Candidate, source: Source, rule: QuoteRule) -> dict[str, Any] | None:
+def _completing_sentence(
+    candidate: _Candidate, source: Source, weights: dict[str, float], rule: QuoteRule
+) -> Sentence | None:
+    """The sentence after a plain `candidate` in its paragraph when it holds question words the candidate lacks
+    (at least `rule.completing_share` of their weight) and both fit in `max_chars`: "Vitamine K druppels werken na
+    een aantal uren." goes on "Pas na 6 uur daalt de INR …" for "hoe snel daalt INR na vitamine K druppels"."""
+    if not rule.completing_share or not candidate.following or candidate.announced is not None:
+        return None
+    following = candidate.following[0]
+    passage = str(source.get("passage") or "")
+    if (
+        candidate.sentence.text.endswith(":")
+        or "\n\n" in passage[candidate.sentence.end : following.start]
+        or is_heading(following.text)
+        or is_label(following.text)
+        or following.text.endswith(":")
+        or following.end - candidate.sentence.start > rule.max_chars
+    ):
+        return None
+    words = StemVocabulary([following.text]) if rule.word_forms else Vocabulary([following.text])
+    added = sum(weight for word, weight in weights.items() if words.holds(word) and not candidate.own.holds(word))
+    return following if added >= rule.completing_share * sum(weights.values()) else None
+
+
+def _quote(
+    score: float, candidate: _Candidate, source: Source, rule: QuoteRule, completing: Sentence | None = None
+) -> dict[str, Any] | None:
     start, end = candidate.sentence.start, candidate.sentence.end
-    if candidate.sentence.text.endswith(":") and candidate.following:
+    if completing is not None:
+        end = completing.end
+    elif candidate.sentence.text.endswith(":") and candidate.following:
         first, *rest = candidate.following
         end = first.end  # the lead-in and its first item, whatever their length
         marked = bool(LIST_ITEM.match(first.text))  # then the list's items are those marked as it is

@@ -362,3 +362,33 @@ def test_a_lead_in_with_unmarked_short_items_is_quoted_with_them_and_not_with_th
     assert quote is not None
     assert quote["text"].startswith("Signalen die wijzen op benauwdheid")
     assert quote["text"].endswith("intrekkingen in de hals, of onder/tussen de ribben")
+
+
+def test_a_sentence_is_quoted_with_the_next_one_of_its_paragraph_when_that_one_adds_question_words() -> None:
+    passage = (
+        "Vitamine K kan worden gezien als het tegengif van de antistollingsmiddelen. Vitamine K druppels werken na "
+        "een aantal uren. Pas na 6 uur daalt de INR en na 24 tot 36 uur is het effect maximaal.\n\n"
+        "De INR daalt ook wanneer u minder tabletten neemt. Een lage INR daalt niet verder."
+    )
+
+    quote = select_quote("hoe snel daalt INR na vitamine K druppels", [_plain(passage)])
+
+    assert quote is not None
+    assert quote["text"] == (
+        "Vitamine K druppels werken na een aantal uren. Pas na 6 uur daalt de INR en na 24 tot 36 uur is het "
+        "effect maximaal."
+    )
+    assert passage[quote["start"] : quote["end"]] == quote["text"]
+
+
+def test_the_next_sentence_is_not_added_when_it_adds_no_question_word_or_starts_a_paragraph() -> None:
+    passage = (
+        "De pufs werken na 10 - 15 minuten. Het effect is dan maximaal.\n\n"
+        "Salbutamol geeft minder benauwdheid binnen 15 minuten."
+    )
+
+    alone = select_quote("hoe snel werken de pufs", [_plain(passage)])
+    across_paragraphs = select_quote("hoe snel werken de pufs tegen benauwdheid", [_plain(passage)])
+
+    assert alone is not None and alone["text"] == "De pufs werken na 10 - 15 minuten."
+    assert across_paragraphs is not None and "\n\n" not in across_paragraphs["text"]
