@@ -83,7 +83,7 @@ class QuoteRule:
     similarity_weight: float = 0.0
     max_chars: int = 400
     heading_lists: bool = True  # a heading or question over a list is quoted with its items
-    completing_share: float = 0.1  # the next sentence is quoted too when it adds this share of the question's words
+    completing_share: float = 0.2  # the next sentence is quoted too when it adds this share of the question's words
 
 
 HEADING_MAX_WORDS = 6
@@ -240,7 +240,9 @@ def _completing_sentence(
 ) -> Sentence | None:
     """The sentence after a plain `candidate` in its paragraph when it holds question words the candidate lacks
     (at least `rule.completing_share` of their weight) and both fit in `max_chars`: "Vitamine K druppels werken na
-    een aantal uren." goes on "Pas na 6 uur daalt de INR …" for "hoe snel daalt INR na vitamine K druppels"."""
+    een aantal uren." goes on "Pas na 6 uur daalt de INR …" for "hoe snel daalt INR na vitamine K druppels". A list
+    item or a table row stands alone (the next is another step or row), and a question is the next topic's
+    heading."""
     if not rule.completing_share or not candidate.following or candidate.announced is not None:
         return None
     following = candidate.following[0]
@@ -250,13 +252,18 @@ def _completing_sentence(
         or "\n\n" in passage[candidate.sentence.end : following.start]
         or is_heading(following.text)
         or is_label(following.text)
-        or following.text.endswith(":")
+        or following.text.endswith((":", "?"))
+        or any(_is_step_or_row(sentence.text) for sentence in (candidate.sentence, following))
         or following.end - candidate.sentence.start > rule.max_chars
     ):
         return None
     words = StemVocabulary([following.text]) if rule.word_forms else Vocabulary([following.text])
     added = sum(weight for word, weight in weights.items() if words.holds(word) and not candidate.own.holds(word))
     return following if added >= rule.completing_share * sum(weights.values()) else None
+
+
+def _is_step_or_row(sentence: str) -> bool:
+    return bool(LIST_ITEM.match(sentence)) or " | " in sentence
 
 
 def _quote(

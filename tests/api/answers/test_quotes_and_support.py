@@ -392,3 +392,16 @@ def test_the_next_sentence_is_not_added_when_it_adds_no_question_word_or_starts_
 
     assert alone is not None and alone["text"] == "De pufs werken na 10 - 15 minuten."
     assert across_paragraphs is not None and "\n\n" not in across_paragraphs["text"]
+
+
+def test_a_list_item_is_quoted_without_the_next_item() -> None:
+    passage = (
+        "Aandachtspunten:\n"
+        "- Loskoppelen zonder vervanging van insuline mag maximaal 1 uur.\n"
+        "- Koppel pomp en sensor los vóór een MRI."
+    )
+
+    quote = select_quote("hoelang mag pomp af zonder insuline", [_plain(passage)])
+
+    assert quote is not None
+    assert quote["text"] == "- Loskoppelen zonder vervanging van insuline mag maximaal 1 uur."
