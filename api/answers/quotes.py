@@ -5,9 +5,9 @@ Each sentence of each retrieved passage is scored by the question's content word
 how few of the candidate sentences hold it (a rare word such as "stuwband" or "MRI" says more than "handen"), in
 the sentence itself and with its section heading and document title as context, the words compared by their Dutch
 stems ("wrijven" = "Wrijf", `api.answers.stems`). Bonuses: the question asks for a duration, a frequency, an
-amount or a telephone number ("hoe lang", "hoe vaak", "hoeveel", "tel.nr") and the sentence states one; the
-sentence holds a number the question names ("ketonen 1,5"); a "wanneer" question and a sentence that announces a
-list (":"); a small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
+amount, a distance or a telephone number ("hoe lang", "hoe snel", "hoe vaak", "hoeveel keer", "hoeveel", "afstand",
+"tel.nr") and the sentence states one; the sentence holds a number the question names ("ketonen 1,5"); a "wanneer"
+question and a sentence that announces a list (":"); a small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
 (the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
 first); so is a heading or a question that announces a list (`ingest.lists`: "Waar niet prikken" over its
 items). An item of a list whose heading negates it is quoted from that heading on. A sentence is quoted with the
@@ -41,17 +41,19 @@ QUANTITY_QUESTION = re.compile(
     re.IGNORECASE,
 )
 # What the question asks for, and how a sentence states it: a number with a unit of time, a repetition, an amount,
-# a telephone number.
+# a distance, a telephone number.
 QUESTION_UNITS = (
     (
-        re.compile(r"\b(hoe\s*lang|hoelang|duur\w*|tijd|max\w*|min\w*|houdbaar\w*|wanneer)\b", re.IGNORECASE),
+        re.compile(
+            r"\b(hoe\s*lang|hoelang|hoe\s*snel|duur\w*|tijd|max\w*|min\w*|houdbaar\w*|wanneer)\b", re.IGNORECASE
+        ),
         re.compile(
             r"\d\s*(seconden|sec|s|minuten|minuut|min|uur|uren|u|dagen|dag|weken|week|maanden|maand|jaar)\b",
             re.IGNORECASE,
         ),
     ),
     (
-        re.compile(r"\b(hoe\s*vaak|hoevaak|frequentie|interval|om\s+de)\b", re.IGNORECASE),
+        re.compile(r"\b(hoe\s*vaak|hoevaak|hoeveel\s+(keer|maal)|frequentie|interval|om\s+de)\b", re.IGNORECASE),
         re.compile(r"\b(elke|iedere|om de|per (dag|uur|week)|\d+\s*(x|keer|maal))\b", re.IGNORECASE),
     ),
     (
@@ -60,6 +62,10 @@ QUESTION_UNITS = (
             r"\d\s*(ml|mg|g|gram|µg|mcg|eenheden|e|ie|druppels|mmol|l|cc|pompslagen|tabletten|tablet)\b",
             re.IGNORECASE,
         ),
+    ),
+    (
+        re.compile(r"\b(afstand|hoe\s*ver|hoe\s*diep)\b", re.IGNORECASE),
+        re.compile(r"(\d\s*(mm|cm|m|meter|km)|\b(een|anderhalve|twee|drie)\s+meter)\b", re.IGNORECASE),
     ),
     (
         re.compile(r"\b(tel(efoon)?(\.|\s)*(nr|nummer)\w*|telefoon\w*|tel)\b", re.IGNORECASE),

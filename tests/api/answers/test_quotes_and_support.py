@@ -366,17 +366,17 @@ def test_a_lead_in_with_unmarked_short_items_is_quoted_with_them_and_not_with_th
 
 def test_a_sentence_is_quoted_with_the_next_one_of_its_paragraph_when_that_one_adds_question_words() -> None:
     passage = (
-        "Vitamine K kan worden gezien als het tegengif van de antistollingsmiddelen. Vitamine K druppels werken na "
-        "een aantal uren. Pas na 6 uur daalt de INR en na 24 tot 36 uur is het effect maximaal.\n\n"
-        "De INR daalt ook wanneer u minder tabletten neemt. Een lage INR daalt niet verder."
+        "Bij longpatiënten kan een infectie de longfunctie blijvend verminderen. Hierbij vormt een aantal "
+        "bacteriën een risico. Dit zijn vooral de bacteriën Pseudomonas aeroginosa en Burholderia cepacia.\n\n"
+        "Longpatiënten krijgen daarom een eigen kamer. Bacteriën verspreiden zich via handen en hoesten."
     )
 
-    quote = select_quote("hoe snel daalt INR na vitamine K druppels", [_plain(passage)])
+    quote = select_quote("welke bacterien zijn vooral een risico voor longpatienten?", [_plain(passage)])
 
     assert quote is not None
     assert quote["text"] == (
-        "Vitamine K druppels werken na een aantal uren. Pas na 6 uur daalt de INR en na 24 tot 36 uur is het "
-        "effect maximaal."
+        "Hierbij vormt een aantal bacteriën een risico. Dit zijn vooral de bacteriën Pseudomonas aeroginosa en "
+        "Burholderia cepacia."
     )
     assert passage[quote["start"] : quote["end"]] == quote["text"]
 
@@ -405,3 +405,33 @@ def test_a_list_item_is_quoted_without_the_next_item() -> None:
 
     assert quote is not None
     assert quote["text"] == "- Loskoppelen zonder vervanging van insuline mag maximaal 1 uur."
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "answer"),
+    [
+        (
+            "hoe snel is acenocoumarol uit het lichaam na stoppen",
+            "Bij een zwangerschap wordt acenocoumarol gestopt en komt er heparine voor in de plaats. "
+            "Acenocoumarol is na 2 dagen volledig uit het lichaam verdwenen.",
+            "Acenocoumarol is na 2 dagen volledig uit het lichaam verdwenen.",
+        ),
+        (
+            "hoeveel keer in- en uitademen na een puf in de voorzetkamer",
+            "Wanneer u afbouwt geeft u die dag 1 puf per keer minder.\n\n"
+            "Laat uw kind 5 tot 10 keer rustig in- en uitademen.",
+            "Laat uw kind 5 tot 10 keer rustig in- en uitademen.",
+        ),
+        (
+            "hoeveel afstand houden tussen 2 CF-kinderen",
+            "Twee kinderen met CF mogen niet samen op een kamer liggen. Houd minimaal anderhalve meter afstand.",
+            "Houd minimaal anderhalve meter afstand.",
+        ),
+    ],
+)
+def test_a_speed_a_count_of_times_or_a_distance_question_prefers_the_sentence_stating_one(
+    question: str, passage: str, answer: str
+) -> None:
+    quote = select_quote(question, [_plain(passage)])
+
+    assert quote is not None and quote["text"] == answer
