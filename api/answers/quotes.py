@@ -45,7 +45,8 @@ QUANTITY_QUESTION = re.compile(
 QUESTION_UNITS = (
     (
         re.compile(
-            r"\b(hoe\s*lang|hoelang|hoe\s*snel|duur\w*|tijd|max\w*|min\w*|houdbaar\w*|wanneer)\b", re.IGNORECASE
+            r"\b(hoe\s*lang|hoelang|hoe\s*snel|duur\w*|tijd|max\w*|min\w*|houdbaar\w*|wanneer)\b",
+            re.IGNORECASE,
         ),
         re.compile(
             r"\d\s*(seconden|sec|s|minuten|minuut|min|uur|uren|u|dagen|dag|weken|week|maanden|maand|jaar)\b",
@@ -53,7 +54,9 @@ QUESTION_UNITS = (
         ),
     ),
     (
-        re.compile(r"\b(hoe\s*vaak|hoevaak|hoeveel\s+(keer|maal)|frequentie|interval|om\s+de)\b", re.IGNORECASE),
+        re.compile(
+            r"\b(hoe\s*vaak|hoevaak|hoeveel\s+(keer|maal)|frequentie|interval|om\s+de)\b", re.IGNORECASE
+        ),
         re.compile(r"\b(elke|iedere|om de|per (dag|uur|week)|\d+\s*(x|keer|maal))\b", re.IGNORECASE),
     ),
     (
@@ -89,7 +92,9 @@ class QuoteRule:
     similarity_weight: float = 0.0
     max_chars: int = 400
     heading_lists: bool = True  # a heading or question over a list is quoted with its items
-    completing_share: float = 0.2  # the next sentence is quoted too when it adds this share of the question's words
+    completing_share: float = (
+        0.2  # the next sentence is quoted too when it adds this share of the question's words
+    )
 
 
 HEADING_MAX_WORDS = 6
@@ -264,7 +269,9 @@ def _completing_sentence(
     ):
         return None
     words = StemVocabulary([following.text]) if rule.word_forms else Vocabulary([following.text])
-    added = sum(weight for word, weight in weights.items() if words.holds(word) and not candidate.own.holds(word))
+    added = sum(
+        weight for word, weight in weights.items() if words.holds(word) and not candidate.own.holds(word)
+    )
     return following if added >= rule.completing_share * sum(weights.values()) else None
 
 

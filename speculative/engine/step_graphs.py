@@ -17,7 +17,6 @@ from typing import Any, Protocol
 
 import torch
 
-
 RELATIVE_TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8}
 HALF_PRECISION_TOLERANCE = 1e-1  # bf16 and fp16: rounding through every layer; a wrong input differs by ~1
 
@@ -77,7 +76,9 @@ def relative_difference(expected: torch.Tensor, actual: torch.Tensor) -> float:
     if expected.shape != actual.shape:
         return float("inf")
     expected, actual = expected.double(), actual.double()
-    return float(torch.linalg.vector_norm(actual - expected) / torch.linalg.vector_norm(expected).clamp_min(1e-30))
+    return float(
+        torch.linalg.vector_norm(actual - expected) / torch.linalg.vector_norm(expected).clamp_min(1e-30)
+    )
 
 
 def replay_matches(eager: torch.Tensor, replayed: torch.Tensor) -> bool:

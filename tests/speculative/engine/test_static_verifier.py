@@ -13,10 +13,10 @@ import torch
 from transformers import PreTrainedModel
 
 from speculative.budget.fixed import FixedTreeBudget
-from speculative.engine.batch_verifier import DynamicBatchVerifier
 from speculative.drafters.registry import drafter_factory
 from speculative.engine.attention_mask import batch_tree_mask, tree_attention_mask
 from speculative.engine.batch import BatchDecoder
+from speculative.engine.batch_verifier import DynamicBatchVerifier
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest

@@ -120,7 +120,16 @@ def test_checks_picks_the_checks_to_run_by_their_numbers(tmp_path: Path) -> None
     report = tmp_path / "gpu_check.md"
 
     completed = subprocess.run(
-        [sys.executable, "-m", "speculative.gpu_check", "--dry-run", "--checks", "1", "--report", str(report)],
+        [
+            sys.executable,
+            "-m",
+            "speculative.gpu_check",
+            "--dry-run",
+            "--checks",
+            "1",
+            "--report",
+            str(report),
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
