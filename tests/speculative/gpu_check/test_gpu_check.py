@@ -74,18 +74,8 @@ SMALL_LLAMA = LlamaConfig(
 
 @pytest.mark.slow
 def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) -> None:
-    report = tmp_path / "gpu_check.md"
+    text = _dry_run_report(tmp_path)
 
-    completed = subprocess.run(
-        [sys.executable, "-m", "speculative.gpu_check", "--dry-run", "--report", str(report)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    text = report.read_text(encoding="utf-8")
     assert "**PASS**" in text and "**Dry run**" in text
     assert text.count(": PASS (") == 8 and "SKIPPED" not in text and "FAIL" not in text
     assert "bfloat16 casd: exact match" in text  # the bf16 match rate is quoted from the test's output
@@ -117,28 +107,23 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
 
 
 def test_checks_picks_the_checks_to_run_by_their_numbers(tmp_path: Path) -> None:
-    report = tmp_path / "gpu_check.md"
+    text = _dry_run_report(tmp_path, "--checks", "1")
 
+    assert text.count(": PASS (") == 1 and "## verification step time per tree size" in text
+
+
+def _dry_run_report(folder: Path, *arguments: str) -> str:
+    """The report of `python -m speculative.gpu_check --dry-run` with `arguments`, which must pass."""
+    report = folder / "gpu_check.md"
     completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "speculative.gpu_check",
-            "--dry-run",
-            "--checks",
-            "1",
-            "--report",
-            str(report),
-        ],
+        [sys.executable, "-m", "speculative.gpu_check", "--dry-run", *arguments, "--report", str(report)],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         timeout=600,
     )
-
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    text = report.read_text(encoding="utf-8")
-    assert text.count(": PASS (") == 1 and "## verification step time per tree size" in text
+    return report.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("given", ["0", "9", "7,x", ""])
