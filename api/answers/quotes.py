@@ -7,14 +7,14 @@ the sentence itself and with its section heading and document title as context, 
 stems ("wrijven" = "Wrijf", `api.answers.stems`). Bonuses: the question asks for a duration, a frequency, an
 amount, a distance or a telephone number ("hoe lang", "hoe snel", "hoe vaak", "hoeveel keer", "hoeveel", "afstand",
 "tel.nr") and the sentence states one; the sentence holds a number the question names ("ketonen 1,5"); a "wanneer"
-question and a sentence that announces a list (":"); a small one for the passage's retrieval rank. A sentence ending in ":" is quoted with the list items that follow it
-(the marked ones when the first is marked, else the short ones; as many as fit in `max_chars`, at least the
-first); so is a heading or a question that announces a list (`ingest.lists`: "Waar niet prikken" over its
-items). An item of a list whose heading negates it is quoted from that heading on. A sentence is quoted with the
-next one of its paragraph when that one adds question words it lacks (the answer often follows its topic sentence). Any other heading, a table or
-figure caption ("Tab. 1 Detectie …") and a table-of-contents line are context, never a quote. Nothing is
-quoted when no sentence reaches `min_score`, or the best is longer than `max_chars` (a table or list without
-sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
+question and a sentence that announces a list (":"); a small one for the passage's retrieval rank. A sentence
+ending in ":" is quoted with the list items that follow it (the marked ones when the first is marked, else the short
+ones; as many as fit in `max_chars`, at least the first); so is a heading or a question that announces a list
+(`ingest.lists`: "Waar niet prikken" over its items). An item of a list whose heading negates it is quoted from that
+heading on. A sentence is quoted with the next one of its paragraph when that one adds question words it lacks (the
+answer often follows its topic sentence). Any other heading, a table or figure caption ("Tab. 1 Detectie …") and a
+table-of-contents line are context, never a quote. Nothing is quoted when no sentence reaches `min_score`, or the
+best is longer than `max_chars` (a table or list without sentence boundaries): no quote rather than a wrong one. How the weights are chosen:
 docs/evaluation.md "Can a clinician check the answer?".
 """
 
@@ -92,9 +92,8 @@ class QuoteRule:
     similarity_weight: float = 0.0
     max_chars: int = 400
     heading_lists: bool = True  # a heading or question over a list is quoted with its items
-    completing_share: float = (
-        0.2  # the next sentence is quoted too when it adds this share of the question's words
-    )
+    # The next sentence is quoted too when it adds this share of the question's words' weight.
+    completing_share: float = 0.2
 
 
 HEADING_MAX_WORDS = 6
