@@ -62,7 +62,9 @@ def build_verifier(
     if mode == "eager":
         return DynamicBatchVerifier(target)
     capacity = capacity or settings.kv_cache_tokens or min(target.context_length, DEFAULT_KV_CACHE_TOKENS)
-    return StaticBatchVerifier(target, slots, capacity, graphs=mode == "graphs")
+    return StaticBatchVerifier(
+        target, slots, capacity, graphs=mode in ("graphs", "compiled"), fused=mode == "compiled"
+    )
 
 
 def cost_model_verifier(settings: SpeculativeSettings, target: TargetModel) -> BatchVerifier:

@@ -16,7 +16,7 @@ from modelstore.device_names import DeviceName, DTypeName
 # The committed adapter of each offline generator (modelstore/trained/, installed by `make models`).
 DEFAULT_ADAPTERS = {"google/gemma-3-270m": "vraagbaak/lora-gemma-3-270m"}
 TreePolicy = Literal["adaptive", "fixed"]
-VerifyMode = Literal["auto", "eager", "static", "graphs"]
+VerifyMode = Literal["auto", "eager", "static", "graphs", "compiled"]
 
 
 class SpeculativeSettings(BaseSettings):
@@ -113,7 +113,9 @@ class SpeculativeSettings(BaseSettings):
         description="How the verify forward runs: eager = transformers' forward over a growing cache, shapes as "
         "they come; static = over a KV cache allocated once (MAX_BATCH × KV_CACHE_TOKENS) at shapes rounded up to "
         "buckets; graphs = static, each bucket captured once in a CUDA graph and replayed (a failed capture falls "
-        "back to static with a log line); auto = graphs on a CUDA device, eager elsewhere.",
+        "back to static with a log line); compiled = graphs, the forward first fused by torch.compile (minutes of "
+        "compiling at the first steps, kept on disk; a failed compile falls back to graphs with a log line); "
+        "auto = graphs on a CUDA device, eager elsewhere.",
     )
     kv_cache_tokens: int | None = Field(
         None,

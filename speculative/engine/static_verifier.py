@@ -10,7 +10,8 @@ there, and the lm_head's argmax is taken there, so a step reads back only the to
 A padding row sees only itself; a padding answer has no prefix. On a CPU the same code runs eagerly.
 
 If a capture fails (out of memory, or its replay differs from the eager forward) the verifier logs it once and
-runs every bucket eagerly from then on; answers are unaffected.
+runs every bucket eagerly from then on; answers are unaffected. With `fused` the forward is compiled by
+`torch.compile` (`step_compile.py`) and the compiled forward is what each graph captures.
 """
 
 import logging
@@ -24,6 +25,7 @@ from speculative.engine.attention_mask import batch_tree_attention_mask
 from speculative.engine.batch_verifier import StepOutput
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.kv_pool import KVPool, PoolView
+from speculative.engine.step_compile import CompiledForward
 from speculative.engine.step_graphs import GraphCapture, GraphCaptureError, StepGraphs
 from speculative.engine.target import TargetModel
 from speculative.engine.tree import DraftTree
@@ -70,9 +72,10 @@ class StaticBatchVerifier:
         capacity: int,
         graphs: bool,
         capture: GraphCapture | None = None,
+        fused: bool = False,
     ) -> None:
         """`graphs`: capture and replay CUDA graphs when the target is on CUDA; `capture` replaces how graphs are
-        captured (a test's failing capture)."""
+        captured (a test's failing capture); `fused`: compile the forward with `torch.compile`."""
         if slots < 1 or capacity < 1:
             raise ValueError(f"a static verifier needs slots and capacity ≥ 1, got {slots} and {capacity}")
         self.target = target
@@ -88,6 +91,7 @@ class StaticBatchVerifier:
             capture = StepGraphs(target.device)
         self._graphs = capture
         self._arange = torch.arange(MAX_TREE_ROWS, device=target.device)
+        self._compiled = CompiledForward(self._forward, "verify forward") if fused else None
 
     @property
     def lengths(self) -> list[int]:
@@ -99,7 +103,13 @@ class StaticBatchVerifier:
 
     @property
     def mode(self) -> str:
-        return "graphs" if self.graphs_active else "static"
+        """What runs: `static` or `graphs`, with `compiled ` before it while the forward is compiled."""
+        return ("compiled " if self.compiled_active else "") + ("graphs" if self.graphs_active else "static")
+
+    @property
+    def compiled_active(self) -> bool:
+        """Whether the forward runs compiled by `torch.compile` (False when off or after a failed compilation)."""
+        return self._compiled is not None and self._compiled.active
 
     @property
     def graphs_active(self) -> bool:
@@ -187,9 +197,10 @@ class StaticBatchVerifier:
         step.width.fill_(width)
 
     def _run(self, step: _Bucket) -> None:
+        forward = self._forward if self._compiled is None else self._compiled
         if self._graphs is not None and step.graph is None:
             try:
-                step.graph = self._graphs.capture(lambda: self._forward(step), lambda: step.hidden)
+                step.graph = self._graphs.capture(lambda: forward(step), lambda: step.hidden)
             except GraphCaptureError as error:
                 log.warning(
                     "CUDA graph capture of the verify forward (%d answer(s) × %d tree row(s) × %d positions) failed, so "
@@ -204,7 +215,7 @@ class StaticBatchVerifier:
         if self._graphs is not None and step.graph is not None:
             step.graph.replay()
         else:
-            self._forward(step)
+            forward(step)
 
     def _forward(self, step: _Bucket) -> None:
         """The whole step on the device: write positions, masks, the forward, the greedy tokens."""

@@ -2,7 +2,8 @@
 
 Its answers equal the eager verifier's (tests/speculative/engine/test_continuous_batching.py runs every batching
 case with both); here: the shapes it rounds to, the mask it builds against the eager one, what it refuses, and that a
-failed CUDA graph capture leaves it verifying eagerly, with a log line, and the answers unchanged."""
+failed CUDA graph capture leaves it verifying eagerly, with a log line, and the answers unchanged; and that its
+forward fused by torch.compile decodes the same answers."""
 
 import logging
 from collections.abc import Callable
@@ -171,3 +172,28 @@ def test_a_failed_graph_capture_falls_back_to_eager_with_a_log_line_and_the_same
     assert len(warnings) == 1, "one log line, at the first failed capture"
     assert "runs eagerly from now on" in warnings[0]
     assert warnings[0].endswith("OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+
+
+def test_a_fused_verifier_decodes_a_batch_exactly_as_each_answer_alone(
+    make_tiny_llama: Callable[[int, float], PreTrainedModel],
+) -> None:
+    """VERIFY_MODE=compiled: the forward fused by torch.compile (on a CPU: inductor's C++ kernels, no graphs)."""
+    target = TargetModel(make_tiny_llama(1, 0.1))
+    stops = model_stop_token_ids(target.config, target.model.generation_config, None)
+    factory = drafter_factory("casd", SpeculativeSettings(_env_file=None), target)
+    generator = SpeculativeGenerator(target, None, factory, partial(FixedTreeBudget, 8), stops)
+    requests = [GenerationRequest(list(range(3, 40)) * 2, 24), GenerationRequest(list(range(50, 70)) * 3, 20)]
+    alone = [generator.generate(request).run().token_ids for request in requests]
+
+    verifier = StaticBatchVerifier(target, slots=2, capacity=256, graphs=False, fused=True)
+    decoder = BatchDecoder(target, 2, verifier)
+    generations = [generator.generate(request) for request in requests]
+    for generation in generations:
+        decoder.join(generation)
+    while decoder.members:
+        decoder.step()
+    for generation in generations:
+        generation.finish()
+
+    assert verifier.mode == "compiled static"
+    assert [generation.result.token_ids for generation in generations] == alone
