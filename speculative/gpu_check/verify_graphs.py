@@ -51,6 +51,15 @@ Step = Callable[[DraftTree], list[int]]
 
 
 @dataclass(frozen=True)
+class GraphedRun:
+    """What a graphed mode ran as after the run (`StaticBatchVerifier.mode`: a failed capture or compilation shows
+    there) and the seconds its warm-up took (building it, compiling, capturing every size)."""
+
+    ran_as: str
+    warm_up_seconds: float
+
+
+@dataclass(frozen=True)
 class ModeTimes:
     """One mode's median seconds per tree size, and the target tokens of each size's tree."""
 
@@ -76,7 +85,7 @@ def time_graph_modes(
     try:
         step_bytes = bytes_per_step(target, prefix_tokens)
         with captured_logs("speculative") as log_lines:
-            times, errors, active = _time_modes(target, rows, prefix_tokens, repeats)
+            times, errors, graphed = _time_modes(target, rows, prefix_tokens, repeats)
     finally:
         del target
         release(device)
@@ -90,22 +99,25 @@ def time_graph_modes(
         "forward, lm_head on the tree rows, argmax, tokens to the host",
         f"device-to-device copy: {bandwidth / 1e9:.0f} GB/s (read + write); bytes read per step "
         f"{step_bytes / 1e6:,.0f} MB → HBM limit {limit * 1000:.2f} ms",
-        *[f"{mode}: ran as `{state}`" for mode, state in active.items()],
+        *[
+            f"{mode}: ran as `{run.ran_as}`; warm-up (build, compile, capture every size) {run.warm_up_seconds:.1f} s"
+            for mode, run in graphed.items()
+        ],
         *agreement_lines(times, rows),
         *[f"log: `{line}`" for line in log_lines[:5]],
         *problems,
         "",
-        *graph_table(times, rows, limit, active),
+        *graph_table(times, rows, limit, {mode: run.ran_as for mode, run in graphed.items()}),
     ]
     return CheckResult(name, not problems, time.monotonic() - started, details)
 
 
 def _time_modes(
     target: TargetModel, rows: Sequence[int], prefix_tokens: int, repeats: int
-) -> tuple[dict[str, ModeTimes], dict[str, str], dict[str, str]]:
+) -> tuple[dict[str, ModeTimes], dict[str, str], dict[str, GraphedRun]]:
     """Build each mode (a mode that fails to build or to step is left out, its error returned), warm each size
-    up once (allocations, compilation, graph capture), then time them interleaved. Also returns, for each graphed
-    mode, what it ran as after the run (`StaticBatchVerifier.mode`: a failed capture or compilation shows there)."""
+    up once (allocations, compilation, graph capture), then time them interleaved; also how each graphed mode
+    ran."""
     vocab = int(target.config.vocab_size)
     prompt = [1 + (7919 * position) % (vocab - 1) for position in range(prefix_tokens)]
     trees = {size: chain_tree(prompt[-1], size, vocab) for size in rows}
@@ -118,15 +130,16 @@ def _time_modes(
         GRAPHS: lambda: static_step(target, prompt, capacity, graphs=True),
         COMPILED: lambda: static_step(target, prompt, capacity, graphs=True, fused=True),
     }
-    graphed: dict[str, StaticBatchVerifier] = {}
+    graphed: dict[str, tuple[StaticBatchVerifier, float]] = {}
     tokens: dict[str, dict[int, list[int]]] = {}
     for mode, build in builders.items():
         try:
+            begun = synced_clock(target.device)
             step, verifier = build()
             tokens[mode] = {size: step(trees[size]) for size in rows}  # warm-up: every size once (captures)
             steps[mode] = step
             if mode in GRAPHED and verifier is not None:
-                graphed[mode] = verifier
+                graphed[mode] = (verifier, synced_clock(target.device) - begun)
         except Exception as error:  # one mode failing (e.g. out of memory) must not hide the others
             errors[mode] = f"{type(error).__name__}: {error}"
     times: dict[str, dict[int, list[float]]] = {mode: {size: [] for size in rows} for mode in steps}
@@ -137,7 +150,7 @@ def _time_modes(
                 step(trees[size])
                 times[mode][size].append(synced_clock(target.device) - begun)
     # read after the run: a capture or compilation that failed on the way left the verifier without it
-    active = {mode: verifier.mode for mode, verifier in graphed.items()}
+    runs = {mode: GraphedRun(verifier.mode, seconds) for mode, (verifier, seconds) in graphed.items()}
     return (
         {
             mode: ModeTimes(
@@ -150,7 +163,7 @@ def _time_modes(
             for mode, sizes in times.items()
         },
         errors,
-        active,
+        runs,
     )
 
 

@@ -87,7 +87,10 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
     # the fused one stays compiled, and its tree rows' tokens are the eager path's)
     graphs = _section(text, "## verify step: CUDA graphs vs eager")
     assert "| — |" not in graphs
-    assert f"{GRAPHS}: ran as `static`" in graphs and f"{COMPILED}: ran as `compiled static`" in graphs
+    assert (
+        f"{GRAPHS}: ran as `static`; warm-up" in graphs
+        and f"{COMPILED}: ran as `compiled static`; warm-up" in graphs
+    )
     assert f"{COMPILED}: target tokens equal to the eager path's at 13 of 13 tree rows" in graphs
     for rows in (1, 4, 8):
         assert f"\n| {rows} | " in graphs
