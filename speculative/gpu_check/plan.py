@@ -159,7 +159,7 @@ def dry_run_plan() -> Plan:
         prefix_tokens=64,
         repeats=3,
         copy_bytes=32 << 20,
-        graph_rows=(1, 4, 8),
+        graph_rows=(2, 4, 8),  # one compiled program for the fused mode (one tree row would be a second)
         decode_prompt_tokens=48,
         decode_new_tokens=8,
         overhead_batches=(1, 2),

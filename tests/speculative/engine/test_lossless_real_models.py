@@ -155,7 +155,8 @@ def test_casd_copies_from_the_documents_on_a_rag_prompt(real: RealModels) -> Non
 
 def test_the_answer_stops_at_the_templates_end_marker(real: RealModels) -> None:
     target, tokenizer = real.loaded(GEMMA3)
-    generator = build_generator(SpeculativeSettings(_env_file=None), target, tokenizer, "casd")
+    settings = SpeculativeSettings(_env_file=None)
+    generator = build_generator(settings, target, tokenizer, "casd", cost_model=real.cost_model(GEMMA3))
     request = GenerationRequest(tokenizer(PROMPTS["long"]).input_ids, MAX_NEW_TOKENS, ["[einde antwoord]"])
 
     generation = generator.generate(request)

@@ -174,26 +174,32 @@ def test_a_failed_graph_capture_falls_back_to_eager_with_a_log_line_and_the_same
     assert warnings[0].endswith("OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
 
 
-def test_a_fused_verifier_decodes_a_batch_exactly_as_each_answer_alone(
-    make_tiny_llama: Callable[[int, float], PreTrainedModel],
+def test_a_fused_verifier_gives_the_plain_verifiers_tokens_features_and_cache_step_after_step(
+    tiny_llama_target: TargetModel,
 ) -> None:
-    """VERIFY_MODE=compiled: the forward fused by torch.compile (on a CPU: inductor's C++ kernels, no graphs)."""
-    target = TargetModel(make_tiny_llama(1, 0.1))
-    stops = model_stop_token_ids(target.config, target.model.generation_config, None)
-    factory = drafter_factory("casd", SpeculativeSettings(_env_file=None), target)
-    generator = SpeculativeGenerator(target, None, factory, partial(FixedTreeBudget, 8), stops)
-    requests = [GenerationRequest(list(range(3, 40)) * 2, 24), GenerationRequest(list(range(50, 70)) * 3, 20)]
-    alone = [generator.generate(request).run().token_ids for request in requests]
+    """VERIFY_MODE=compiled: the forward fused by torch.compile (on a CPU: inductor's C++ kernels, no graphs), on
+    two answers whose prefixes and trees differ, over two steps with the accepted rows kept in between; fp32. The
+    shapes stay within one compiled program (several answers, several tree rows)."""
+    prompts = [list(range(3, 40)), [50 + index % 17 for index in range(23)]]
+    steps = [
+        [_tree(40, [[41, 42, 43], [44]]), _tree(7, [[8, 9]])],
+        [_tree(12, [[13], [14, 15]]), _tree(20, [[21, 22, 23, 24]])],
+    ]
+    kept = [[0, 1, 2], [0]]
+    outputs = []
+    for fused in (False, True):
+        verifier = StaticBatchVerifier(tiny_llama_target, slots=2, capacity=128, graphs=False, fused=fused)
+        for prompt in prompts:
+            cache = KVCache()
+            tiny_llama_target.prefill(prompt, cache)
+            verifier.add(cache)
+        first = verifier.verify(steps[0])
+        verifier.keep(kept)
+        outputs.append((verifier.mode, first, verifier.verify(steps[1])))
 
-    verifier = StaticBatchVerifier(target, slots=2, capacity=256, graphs=False, fused=True)
-    decoder = BatchDecoder(target, 2, verifier)
-    generations = [generator.generate(request) for request in requests]
-    for generation in generations:
-        decoder.join(generation)
-    while decoder.members:
-        decoder.step()
-    for generation in generations:
-        generation.finish()
-
-    assert verifier.mode == "compiled static"
-    assert [generation.result.token_ids for generation in generations] == alone
+    (plain_mode, *plain), (fused_mode, *fused_steps) = outputs
+    assert (plain_mode, fused_mode) == ("static", "compiled static")
+    for plain_step, fused_step in zip(plain, fused_steps, strict=True):
+        for alone, compiled in zip(plain_step, fused_step, strict=True):
+            assert compiled.target_tokens == alone.target_tokens
+            torch.testing.assert_close(compiled.hidden_states, alone.hidden_states, rtol=1e-4, atol=1e-5)
