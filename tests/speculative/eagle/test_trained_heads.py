@@ -10,7 +10,8 @@ from modelstore.errors import ModelProvisioningError
 from modelstore.provision import Status, model_status, provision
 from modelstore.registry import REGISTRY
 from modelstore.trained import HERE, TRAINED_HEADS, install_trained_head
-from speculative.build import budget_factory, load_cost_model, load_target
+from speculative.budget.cost_model import measure, model_identity
+from speculative.build import budget_factory, load_target
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import load_head
 from speculative.engine.generator import SpeculativeGenerator
@@ -99,7 +100,13 @@ def test_a_trained_head_loads_on_its_target_and_stays_lossless(
     stops = model_stop_token_ids(target.config, target.model.generation_config, tokenizer)
     settings = eagle_settings(head_folder, tree_policy=policy, tree_budget=16)
     factory = drafter_factory("eagle2+casd", settings, target)
-    budgets = budget_factory(settings, policy, load_cost_model(settings, target))
+    # the adaptive policy over a quick measurement of 4 tree sizes (the worker's full one takes minutes here)
+    costs = (
+        measure(target, model_identity(target, model, "sdpa"), (1, 4, 16, 64), 128, 1)
+        if policy == "adaptive"
+        else None
+    )
+    budgets = budget_factory(settings, policy, costs)
 
     result = SpeculativeGenerator(target, tokenizer, factory, budgets, stops).generate(
         GenerationRequest(prompt, 24)
