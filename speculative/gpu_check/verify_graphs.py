@@ -8,7 +8,7 @@ rows, argmax, the target's tokens copied to the host):
 (c) static cache + CUDA graphs: `StaticBatchVerifier(graphs=True)`, one graph per bucket (eager where capture fails
 or there is no CUDA: `graphs_active` says which, and the verifier's log lines are quoted);
 (d) the same with the forward fused by `torch.compile` (`fused=True`, VERIFY_MODE `compiled`), compiled at the
-warm-up (`compiled_active` says whether it stayed compiled).
+warm-up (the report says what each graphed mode ran as: `compiled graphs`, or without what failed).
 Sizes and modes are interleaved over the repeats and the medians kept; the committed length never changes (a
 verify without `keep` leaves the cache as it was). The HBM limit is `tree_rows`'s: the bytes a step must read over
 the measured copy bandwidth. Issue 32's goal, the faster of (c) and (d) ≤ 1.3× the limit, is reported, not enforced; the check fails
