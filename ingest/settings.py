@@ -11,7 +11,7 @@ from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_valida
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ingest.database import check_database_url
-from modelstore.device_names import DeviceName, DTypeName
+from modelstore.device_names import DeviceName, DTypeSetting, resolve_dtype
 
 DEFAULT_ALPHA = 0.7
 DEFAULT_TOP_K = 3
@@ -30,7 +30,11 @@ class IngestSettings(BaseSettings):
     index_dir: Path = Field(Path(".data/index"), description="Folder of the embedded index.")
     model_cache: Path = Field(Path(".models"), description="Folder of provisioned offline models.")
     device: DeviceName = "cpu"
-    dtype: DTypeName = "float32"
+    dtype: DTypeSetting = Field(
+        "auto",
+        description="float32, bfloat16, float16, or auto: bfloat16 on a CUDA GPU and on a CPU with bfloat16 matrix "
+        "units (AMX, AVX512-BF16), float32 elsewhere. Greedy decoding is token-exact only in float32.",
+    )
     chunk_size: int = Field(
         800, ge=100, le=8000, description="Characters per chunk (the source study's best)."
     )
@@ -107,4 +111,10 @@ class IngestSettings(BaseSettings):
             raise ValueError(
                 f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _auto_dtype(self) -> Self:
+        """DTYPE=auto becomes the dtype this device runs best (`modelstore.device_names.resolve_dtype`)."""
+        self.dtype = resolve_dtype(self.dtype, self.device)
         return self

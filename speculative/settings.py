@@ -11,7 +11,7 @@ from typing import Literal, Self
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from modelstore.device_names import DeviceName, DTypeName
+from modelstore.device_names import DeviceName, DTypeSetting, resolve_dtype
 
 # The committed adapter of each offline generator (modelstore/trained/, installed by `make models`).
 DEFAULT_ADAPTERS = {"google/gemma-3-270m": "vraagbaak/lora-gemma-3-270m"}
@@ -40,7 +40,11 @@ class SpeculativeSettings(BaseSettings):
         "start.",
     )
     device: DeviceName = "cpu"
-    dtype: DTypeName = "float32"
+    dtype: DTypeSetting = Field(
+        "auto",
+        description="float32, bfloat16, float16, or auto: bfloat16 on a CUDA GPU and on a CPU with bfloat16 matrix "
+        "units (AMX, AVX512-BF16), float32 elsewhere. Greedy decoding is token-exact only in float32.",
+    )
     model_cache: Path = Field(Path(".models"), description="Folder of provisioned offline models.")
     worker_host: str = "127.0.0.1"
     worker_port: int = Field(8001, ge=1, le=65535)
@@ -213,6 +217,12 @@ class SpeculativeSettings(BaseSettings):
             )
         if self.worker_token is not None and self.worker_token.get_secret_value().startswith("change-me"):
             raise ValueError("WORKER_TOKEN still holds the placeholder of .env.example; set a random value")
+        return self
+
+    @model_validator(mode="after")
+    def _auto_dtype(self) -> Self:
+        """DTYPE=auto becomes the dtype this device runs best (`modelstore.device_names.resolve_dtype`)."""
+        self.dtype = resolve_dtype(self.dtype, self.device)
         return self
 
 

@@ -19,6 +19,9 @@ from modelstore.registry import ALL_MINILM_L6_V2, REGISTRY
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# The shipped DTYPE is `auto` (bfloat16 where the CPU multiplies it natively): the suite pins float32, in which
+# greedy decoding is token-exact and every CPU computes the same answers; tests of `auto` set it themselves.
+os.environ.setdefault("DTYPE", "float32")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

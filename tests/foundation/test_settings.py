@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings
 from api.__main__ import main as api_main
 from api.settings import ApiSettings
 from ingest.settings import IngestSettings
+from modelstore.device_names import resolve_dtype
 from speculative.settings import SpeculativeSettings
 
 ENV_EXAMPLE = Path(__file__).resolve().parents[2] / ".env.example"
@@ -41,7 +42,7 @@ def test_unset_settings_give_the_embedded_default() -> None:
     assert ingest.weaviate_url is None
     assert ingest.embedding_model == "intfloat/multilingual-e5-small"
     assert worker.generator_model == "google/gemma-3-270m"
-    assert (worker.device, worker.dtype) == ("cpu", "float32")
+    assert (worker.device, worker.dtype) == ("cpu", resolve_dtype("auto", "cpu"))
     assert api.hospital_name == "UZGent"
 
 
