@@ -9,6 +9,7 @@ score, its threshold carries over from one document collection to another where 
 thresholds are chosen: docs/evaluation.md, "Knowing when it does not know".
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -20,12 +21,28 @@ NOT_FOUND_MESSAGE = (
     "komen; controleer ze zelf of stel de vraag anders."
 )
 NOT_FOUND_SENTENCE = NOT_FOUND_MESSAGE.split(".")[0]
+# How a generator says the passages hold no answer: the prompt asks for "niet gevonden" (api/prompting.py); the
+# adapted Gemma answers with the chat's own sentence (docs/evaluation.md, "The adapted generator").
+NOT_FOUND_REPLIES = ("niet gevonden", NOT_FOUND_SENTENCE.lower())
+_LEADING_MARKS = re.compile(r"^[\s\"'“”‘’«»*_:.-]+")
+
+
+def _plain(text: str) -> str:
+    """Lower case, white space collapsed, quotes and emphasis marks before the first word dropped."""
+    return " ".join(_LEADING_MARKS.sub("", text).lower().split())
 
 
 def says_not_found(answer: str) -> bool:
-    """Whether a generated answer is the model's own "not found": the adapted generator answers with the chat's
-    fixed message when the passages hold no answer (docs/evaluation.md, "The adapted generator")."""
-    return answer.strip().startswith(NOT_FOUND_SENTENCE)
+    """Whether a generated answer is the model's own "not found" (it starts with one of NOT_FOUND_REPLIES)."""
+    plain = _plain(answer)
+    return any(plain.startswith(reply) for reply in NOT_FOUND_REPLIES)
+
+
+def may_say_not_found(partial: str) -> bool:
+    """Whether an answer that begins with `partial` may still turn out to be the model's "not found": the chat
+    holds such a beginning back until it knows, so the user sees the fixed message instead of the model's words."""
+    plain = _plain(partial)
+    return any(reply.startswith(plain) or plain.startswith(reply) for reply in NOT_FOUND_REPLIES)
 
 
 def coverage(question: str, passages: Iterable[str]) -> float | None:

@@ -24,7 +24,7 @@ from api.answers.quotes import select_quote
 from api.answers.source import Source
 from api.answers.support import Support, support
 from api.chat import storage
-from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence, says_not_found
+from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence, may_say_not_found, says_not_found
 from api.chat.runtime import ChatRuntime
 from api.chat.sources import prompt_passages, source
 from api.chat.stopping import until_stopped
@@ -254,6 +254,7 @@ async def _generated(
     deadline = (
         time.monotonic() + runtime.settings.answer_timeout_seconds - (time.perf_counter() - prepared.started)
     )
+    held = _HeldBack()
     try:
         try:
             async for event in until_stopped(_waited(worker.events(), ending), stop, deadline):
@@ -261,12 +262,14 @@ async def _generated(
                     ending.method = event.method
                 elif isinstance(event, Delta):
                     ending.parts.append(event.text)
-                    yield _event("delta", {"text": event.text})
+                    if text := held.release(ending.answer):
+                        yield _event("delta", {"text": text})
                 elif isinstance(event, Finished):
                     ending.state, ending.stop_reason = MessageState.answered, event.stop_reason
                     ending.worker_stats = event.stats
                     if says_not_found(ending.answer):  # the model found no answer in the passages either
                         ending.state, ending.stop_reason = MessageState.not_found, None
+                        ending.parts = [NOT_FOUND_MESSAGE]
             if ending.state is None:
                 ending.state, ending.stop_reason = _unfinished(stop.is_set(), time.monotonic() >= deadline)
                 if ending.stop_reason == WORKER_TIMEOUT:
@@ -280,6 +283,8 @@ async def _generated(
             log.warning("message %d: worker failed: %s", message_id, error)
             silent = isinstance(error, WorkerSilent)
             ending.state, ending.stop_reason = MessageState.failed, WORKER_SILENT if silent else WORKER_FAILED
+        if text := held.flush(ending.answer):
+            yield _event("delta", {"text": text})
         if ending.state == MessageState.failed:
             yield _event("error", {"message": FAILURE_MESSAGES[ending.stop_reason or WORKER_FAILED]})
         stats, checked, saved = await _finish(runtime, prepared, message_id, ending)
@@ -289,6 +294,28 @@ async def _generated(
         yield _event("done", _done(message_id, ending.state, ending.stop_reason, stats))
     finally:
         runtime.generations.finish(message_id)
+
+
+class _HeldBack:
+    """The generated text sent to the client so far: a beginning that may still be the model's "not found" is held
+    back until the text goes another way (then it is sent) or the answer ends (then the chat's fixed message
+    replaces it), so a clinician never sees the model's own wording of it."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.deciding = True
+
+    def release(self, answer: str) -> str:
+        """What of `answer` may be sent now."""
+        if self.deciding and may_say_not_found(answer):
+            return ""
+        self.deciding = False
+        return self.flush(answer)
+
+    def flush(self, answer: str) -> str:
+        """Everything of `answer` not sent yet (at the end of the stream)."""
+        text, self.sent = answer[self.sent :], len(answer)
+        return text
 
 
 def _unfinished(stopped: bool, expired: bool) -> tuple[MessageState, str]:
