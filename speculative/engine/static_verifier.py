@@ -11,7 +11,10 @@ A padding row sees only itself; a padding answer has no prefix. On a CPU the sam
 
 If a capture fails (out of memory, or its replay differs from the eager forward) the verifier logs it once and
 runs every bucket eagerly from then on; answers are unaffected. With `fused` the forward is compiled by
-`torch.compile` (`step_compile.py`) and the compiled forward is what each graph captures.
+`torch.compile` (`step_compile.py`) and the compiled forward is what each graph captures. Torch compiles a program
+per combination of one answer or more and one tree row or more (it specialises a size of 1); the attended
+positions share them, since every view of the pool is a strided slice (the pool keeps one position no bucket
+attends: a view of its full width would be contiguous, another program).
 """
 
 import logging
@@ -81,16 +84,14 @@ class StaticBatchVerifier:
         self.target = target
         self.capacity = min(capacity, target.context_length)
         self.slots = bucket(slots)
-        self.pool = KVPool(
-            target.config, self.slots, self.capacity + MAX_TREE_ROWS, target.device, target.dtype
-        )
+        self.positions = self.capacity + MAX_TREE_ROWS  # the most a step attends to
+        self.pool = KVPool(target.config, self.slots, self.positions + 1, target.device, target.dtype)
         self._lengths: list[int] = []
         self._tree_start = 0
         self._buckets: dict[tuple[int, int, int], _Bucket] = {}
         if capture is None and graphs and target.device.type == "cuda":
             capture = StepGraphs(target.device)
         self._graphs = capture
-        self._arange = torch.arange(MAX_TREE_ROWS, device=target.device)
         self._compiled = CompiledForward(self._forward, "verify forward") if fused else None
 
     @property
@@ -137,13 +138,13 @@ class StaticBatchVerifier:
             raise ValueError(f"a tree of {rows} rows exceeds the {MAX_TREE_ROWS} a static verifier verifies")
         width = max(self._lengths)
         padded_rows = bucket(rows, largest=MAX_TREE_ROWS)
-        if width + padded_rows > self.pool.positions:
+        if width + padded_rows > self.positions:
             raise ValueError(f"{width} positions and {rows} tree rows ({padded_rows} padded) exceed the pool")
         # The padded rows are written too (from `width` on), so the attended positions must hold them all.
         shape = (
             bucket(len(trees), largest=self.slots),
             padded_rows,
-            bucket(width + padded_rows, MIN_KEYS, self.pool.positions),
+            bucket(width + padded_rows, MIN_KEYS, self.positions),
         )
         step = self._bucket(*shape)
         self._fill(step, trees, width)
@@ -219,7 +220,7 @@ class StaticBatchVerifier:
 
     def _forward(self, step: _Bucket) -> None:
         """The whole step on the device: write positions, masks, the forward, the greedy tokens."""
-        step.write_positions.copy_(step.width + self._arange[: step.rows])
+        step.write_positions.copy_(step.width + torch.arange(step.rows, device=step.width.device))
         mask = batch_tree_attention_mask(
             step.lengths,
             step.width,
