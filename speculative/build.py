@@ -23,6 +23,7 @@ from speculative.budget.fixed import FixedTreeBudget, default_tree_nodes
 from speculative.budget.prior import CostModelSlot, PriorThenAdaptive
 from speculative.drafters.registry import drafter_factory
 from speculative.engine.batch_verifier import BatchVerifier, DynamicBatchVerifier
+from speculative.engine.drafter import Drafter
 from speculative.engine.generator import SpeculativeGenerator
 from speculative.engine.static_verifier import StaticBatchVerifier
 from speculative.engine.stopping import model_stop_token_ids
@@ -91,6 +92,21 @@ def cost_model_identity(settings: SpeculativeSettings, target: TargetModel) -> d
 def tree_nodes(settings: SpeculativeSettings) -> int:
     """The configured fixed tree budget, or the device's default when unset."""
     return settings.tree_budget if settings.tree_budget is not None else default_tree_nodes(settings.device)
+
+
+def most_budget_nodes(settings: SpeculativeSettings) -> int:
+    """The most nodes a step's tree budget grants under these settings: the fixed budget (or the adaptive
+    policy's prior), or the adaptive policy's cap (TREE_BUDGET, else the cost model's largest tree), whichever is
+    larger."""
+    if settings.tree_policy == "fixed" or settings.tree_budget is not None:
+        return tree_nodes(settings)
+    return max(tree_nodes(settings), max(TREE_ROWS) - 1)
+
+
+def most_tree_rows(settings: SpeculativeSettings, drafter: Drafter) -> int:
+    """The most rows one answer's tree drafted by `drafter` brings to a verify forward: its root and the most
+    nodes the drafter drafts under the largest step budget (what the worker warms its verifier up to)."""
+    return 1 + drafter.most_nodes(most_budget_nodes(settings))
 
 
 def budget_factory(

@@ -118,8 +118,8 @@ class SpeculativeSettings(BaseSettings):
         "they come; static = over a KV cache allocated once (MAX_BATCH × KV_CACHE_TOKENS) at shapes rounded up to "
         "buckets; graphs = static, each bucket captured once in a CUDA graph and replayed (a failed capture falls "
         "back to static with a log line); compiled = graphs, the forward first fused by torch.compile (minutes of "
-        "compiling at the first steps, kept on disk; a failed compile falls back to graphs with a log line); "
-        "auto = graphs on a CUDA device, eager elsewhere.",
+        "compiling in the warm-up, before the worker says ready, kept on disk; a failed compile falls back to graphs "
+        "with a log line); auto = graphs on a CUDA device, eager elsewhere.",
     )
     kv_cache_tokens: int | None = Field(
         None,

@@ -45,6 +45,12 @@ class MergedDrafter(Drafter):
             merged.merge(tree)
         return merged
 
+    def most_nodes(self, step_budget: int) -> int:
+        """The step's budget, and without `extras_share_budget` each extra's nodes on top of it."""
+        if self.extras_share_budget:
+            return step_budget
+        return step_budget + sum(extra.budget_on_top(step_budget) for extra in self.extras)
+
     def _extra_budget(self, extra: Drafter, step_budget: int) -> int:
         return step_budget if self.extras_share_budget else extra.budget_on_top(step_budget)
 

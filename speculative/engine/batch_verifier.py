@@ -3,7 +3,8 @@
 A verifier holds the KV caches of the answers decoded together. An answer joins with its prefilled cache (`add`)
 and leaves between steps (`remove`); `verify` runs one target forward over every answer's tree and returns the
 target's greedy token and features for each tree row; `keep` then commits each answer's accepted rows. `verify`
-without `keep` commits nothing, so a step can be repeated (timed).
+without `keep` commits nothing, so a step can be repeated (timed). `warm_up`, before the first answer joins, does
+the slow first-use work of every shape a server will verify (compiling, capturing), so none happens while serving.
 
 Two forms: `DynamicBatchVerifier` (here) runs transformers' forward eagerly over a growing `DynamicCache`, the
 shapes of each step its own; `StaticBatchVerifier` (`static_verifier.py`) runs over a pre-allocated pool at
@@ -12,7 +13,7 @@ bucketed shapes, replayed from CUDA graphs on a GPU.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 
@@ -28,6 +29,27 @@ class StepOutput:
 
     target_tokens: list[int]
     hidden_states: torch.Tensor
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """What a verifier prepared before its first answer: the buckets it ran (answers × tree rows × attended
+    positions), how its forwards run afterwards (`mode`), and the seconds it took."""
+
+    buckets: tuple[tuple[int, int, int], ...]
+    mode: str
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary `/health` shows: the number of buckets and the sizes of each of their dimensions."""
+        return {
+            "mode": self.mode,
+            "buckets": len(self.buckets),
+            "answers": sorted({answers for answers, _, _ in self.buckets}),
+            "tree_rows": sorted({rows for _, rows, _ in self.buckets}),
+            "attended_positions": sorted({keys for _, _, keys in self.buckets}),
+            "seconds": round(self.seconds, 2),
+        }
 
 
 class BatchVerifier(Protocol):
@@ -46,6 +68,11 @@ class BatchVerifier(Protocol):
     @property
     def mode(self) -> str:
         """How its forwards run: eager, static or graphs."""
+        ...
+
+    def warm_up(self, max_rows: int) -> WarmUp:
+        """Before any answer joins: prepare every shape of up to `max_rows` tree rows per answer whose first use
+        would be slow (compiling the forward, capturing its graph), so that serving does none of it."""
         ...
 
     def add(self, cache: KVCache) -> None:
@@ -84,6 +111,10 @@ class DynamicBatchVerifier:
     @property
     def mode(self) -> str:
         return "eager"
+
+    def warm_up(self, max_rows: int) -> WarmUp:
+        """Nothing to prepare: each eager forward runs as it comes."""
+        return WarmUp((), self.mode, 0.0)
 
     def add(self, cache: KVCache) -> None:
         self._cache.add(cache)

@@ -67,6 +67,11 @@ class Drafter(ABC):
         budget, what it drafts alone. A drafter with a natural cap of its own (CASD) says so here."""
         return step_budget
 
+    def most_nodes(self, step_budget: int) -> int:
+        """The most drafted nodes a tree it proposes may hold when a step's budget is `step_budget`: the budget
+        itself (a tree takes no node beyond its budget); a merged drafter adds its extras' nodes on top."""
+        return step_budget
+
 
 class DrafterFactory(Protocol):
     """Makes a fresh drafter for each request; load shared heavy state once, when the factory is built."""

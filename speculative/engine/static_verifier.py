@@ -11,18 +11,26 @@ A padding row sees only itself; a padding answer has no prefix. On a CPU the sam
 
 If a capture fails (out of memory, or its replay differs from the eager forward) the verifier logs it once and
 runs every bucket eagerly from then on; answers are unaffected. With `fused` the forward is compiled by
-`torch.compile` (`step_compile.py`) and the compiled forward is what each graph captures.
+`torch.compile` (`step_compile.py`) and the compiled forward is what each graph captures. Torch compiles a program
+per combination of one answer or more and one tree row or more (it specialises a size of 1); the attended
+positions share them, since every view of the pool is a strided slice (the pool keeps one position no bucket
+attends: a view of its full width would be contiguous, another program).
+
+The first run of a bucket is slow where it captures a graph (a few forwards) or compiles a program (seconds to
+minutes), so `warm_up` does it before the first answer: with graphs every bucket up to the largest tree, compiled
+without graphs one bucket of each of the four programs.
 """
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import torch
 
+from modelstore.device import synced_clock
 from speculative.engine.attention_mask import batch_tree_attention_mask
-from speculative.engine.batch_verifier import StepOutput
+from speculative.engine.batch_verifier import StepOutput, WarmUp
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.kv_pool import KVPool, PoolView
 from speculative.engine.step_compile import CompiledForward
@@ -73,25 +81,25 @@ class StaticBatchVerifier:
         graphs: bool,
         capture: GraphCapture | None = None,
         fused: bool = False,
+        compile_backend: str | Callable[..., Any] = "inductor",
     ) -> None:
         """`graphs`: capture and replay CUDA graphs when the target is on CUDA; `capture` replaces how graphs are
-        captured (a test's failing capture); `fused`: compile the forward with `torch.compile`."""
+        captured (a test's failing capture); `fused`: compile the forward with `torch.compile`'s `compile_backend`
+        (a test's failing one)."""
         if slots < 1 or capacity < 1:
             raise ValueError(f"a static verifier needs slots and capacity ≥ 1, got {slots} and {capacity}")
         self.target = target
         self.capacity = min(capacity, target.context_length)
         self.slots = bucket(slots)
-        self.pool = KVPool(
-            target.config, self.slots, self.capacity + MAX_TREE_ROWS, target.device, target.dtype
-        )
+        self.positions = self.capacity + MAX_TREE_ROWS  # the most a step attends to
+        self.pool = KVPool(target.config, self.slots, self.positions + 1, target.device, target.dtype)
         self._lengths: list[int] = []
         self._tree_start = 0
         self._buckets: dict[tuple[int, int, int], _Bucket] = {}
         if capture is None and graphs and target.device.type == "cuda":
             capture = StepGraphs(target.device)
         self._graphs = capture
-        self._arange = torch.arange(MAX_TREE_ROWS, device=target.device)
-        self._compiled = CompiledForward(self._forward, "verify forward") if fused else None
+        self._compiled = CompiledForward(self._forward, "verify forward", compile_backend) if fused else None
 
     @property
     def lengths(self) -> list[int]:
@@ -116,6 +124,51 @@ class StaticBatchVerifier:
         """Whether forwards are replayed from CUDA graphs (False on a CPU, when off, or after a failed capture)."""
         return self._graphs is not None
 
+    @torch.inference_mode()
+    def warm_up(self, max_rows: int) -> WarmUp:
+        """Run each bucket whose first run would be slow (`warm_up_buckets`) on padding answers, before any answer
+        joins (their rows are written where no answer lives yet). A compilation or capture that fails here falls
+        back as it would while serving, with its one log line."""
+        if self._lengths:
+            raise RuntimeError("warm up the verifier before any answer joins it")
+        started = synced_clock(self.target.device)
+        buckets = self.warm_up_buckets(max_rows)
+        for shape in buckets:
+            step = self._bucket(*shape)
+            self._fill_padding(step)
+            self._run(step)
+        return WarmUp(tuple(buckets), self.mode, synced_clock(self.target.device) - started)
+
+    def warm_up_buckets(self, max_rows: int) -> list[tuple[int, int, int]]:
+        """The buckets (answers, tree rows, attended positions) of trees of up to `max_rows` rows whose first run
+        is slow: with graphs every one; compiled without graphs one of each compiled program (one answer or
+        more × one tree row or more, at the fewest attended positions); none for the plain static forward."""
+        rows_limit = bucket(min(max_rows, MAX_TREE_ROWS))
+        if self._graphs is not None:
+            return [
+                (answers, rows, keys)
+                for answers in _powers_of_two(self.slots)
+                for rows in _powers_of_two(rows_limit)
+                for keys in self._attended_buckets(rows)
+            ]
+        if self._compiled is not None:
+            return [
+                (answers, rows, self._attended_buckets(rows)[0])
+                for answers in sorted({1, min(2, self.slots)})
+                for rows in sorted({1, min(2, rows_limit)})
+            ]
+        return []
+
+    def _attended_buckets(self, rows: int) -> list[int]:
+        """The attended-positions buckets of a step of `rows` (padded) tree rows: from a prefix of one position to
+        the longest the pool holds."""
+        smallest = bucket(1 + rows, MIN_KEYS, self.positions)
+        largest = bucket(self.capacity + rows, MIN_KEYS, self.positions)
+        keys = [smallest]
+        while keys[-1] < largest:
+            keys.append(min(2 * keys[-1], largest))
+        return keys
+
     def add(self, cache: KVCache) -> None:
         if len(self._lengths) >= self.slots:
             raise RuntimeError(f"the pool is full ({self.slots} answers)")
@@ -137,13 +190,13 @@ class StaticBatchVerifier:
             raise ValueError(f"a tree of {rows} rows exceeds the {MAX_TREE_ROWS} a static verifier verifies")
         width = max(self._lengths)
         padded_rows = bucket(rows, largest=MAX_TREE_ROWS)
-        if width + padded_rows > self.pool.positions:
+        if width + padded_rows > self.positions:
             raise ValueError(f"{width} positions and {rows} tree rows ({padded_rows} padded) exceed the pool")
         # The padded rows are written too (from `width` on), so the attended positions must hold them all.
         shape = (
             bucket(len(trees), largest=self.slots),
             padded_rows,
-            bucket(width + padded_rows, MIN_KEYS, self.pool.positions),
+            bucket(width + padded_rows, MIN_KEYS, self.positions),
         )
         step = self._bucket(*shape)
         self._fill(step, trees, width)
@@ -196,6 +249,15 @@ class StaticBatchVerifier:
             static.copy_(tensor, non_blocking=True)
         step.width.fill_(width)
 
+    def _fill_padding(self, step: _Bucket) -> None:
+        """Inputs of padding answers only (no prefix, every row its own only ancestor), their rows written at the
+        last positions the bucket attends to."""
+        step.input_ids.zero_()
+        step.positions.zero_()
+        step.lengths.zero_()
+        step.ancestors.copy_(torch.eye(step.rows, dtype=torch.bool, device=step.ancestors.device))
+        step.width.fill_(step.keys - step.rows)
+
     def _run(self, step: _Bucket) -> None:
         forward = self._forward if self._compiled is None else self._compiled
         if self._graphs is not None and step.graph is None:
@@ -219,7 +281,7 @@ class StaticBatchVerifier:
 
     def _forward(self, step: _Bucket) -> None:
         """The whole step on the device: write positions, masks, the forward, the greedy tokens."""
-        step.write_positions.copy_(step.width + self._arange[: step.rows])
+        step.write_positions.copy_(step.width + torch.arange(step.rows, device=step.width.device))
         mask = batch_tree_attention_mask(
             step.lengths,
             step.width,
@@ -236,3 +298,8 @@ class StaticBatchVerifier:
     def _drop_graphs(self) -> None:
         for step in self._buckets.values():
             step.graph = None
+
+
+def _powers_of_two(largest: int) -> list[int]:
+    """1, 2, 4, … up to `largest` (itself a power of two)."""
+    return [1 << exponent for exponent in range(largest.bit_length())]

@@ -7,8 +7,9 @@ forward is then captured in a graph like the plain one (`step_graphs.py`), or ru
 
 Shapes are compiled as dynamic, so a verifier's buckets (answers × tree rows × attended positions) share a few
 compiled programs instead of one each: torch specialises a dimension of size 1 (one answer, one tree row), so a
-worker compiles about four. The first call of each costs seconds to minutes (a cold cache, a large model, a busy
-CPU); inductor keeps what it compiled on disk for the next process.
+verifier compiles four (`static_verifier.py`). The first call of each costs seconds to minutes (a cold cache, a
+large model, a busy CPU), so a worker makes those calls in its warm-up, before it says ready; inductor keeps what it
+compiled on disk for the next process.
 
 If compiling fails (no C++ compiler or Triton, an operation dynamo cannot trace) the forward logs why once and
 runs uncompiled from then on; its results are the same either way up to the dtype's rounding.

@@ -65,7 +65,8 @@ class WorkerService:
             self.load_error = f"{type(error).__name__}: {error}"
             return
         description = self.model.describe()  # the cost model's timings stay in /health, out of the log line
-        log.info("ready: %s", {key: value for key, value in description.items() if key != "cost_model"})
+        logged = {key: value for key, value in description.items() if key not in ("cost_model", "warm_up")}
+        log.info("ready: %s", logged)
         if self.model.cost_model is not None:
             self.metrics.record_cost_model(self.model.cost_model)
         if self.model.measuring:

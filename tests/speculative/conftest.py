@@ -7,11 +7,13 @@ speculative.gpu_check`), which runs the same lossless tests there.
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol, cast
 
 import pytest
 import torch
+from torch._dynamo.utils import counters
 from transformers import (
     AutoTokenizer,
     Gemma3ForCausalLM,
@@ -65,18 +67,40 @@ def _one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
+def compilations() -> int:
+    """The graphs torch.compile has compiled in this process so far (the backend's real compilations)."""
+    return int(counters["stats"]["unique_graphs"])
+
+
+@contextmanager
+def compiling_from_nothing() -> Iterator[None]:
+    """No program compiled by an earlier test: what compiles inside is counted from nothing, and counts toward
+    torch's limit of programs per function (8) from nothing."""
+    torch._dynamo.reset()
+    try:
+        yield
+    finally:
+        torch._dynamo.reset()
+
+
+@pytest.fixture
+def fresh_compiler() -> Iterator[None]:
+    with compiling_from_nothing():
+        yield
+
+
 @pytest.fixture(scope="session")
 def smollm2_tokenizer() -> PreTrainedTokenizerBase:
     return AutoTokenizer.from_pretrained(cached_model(SMOLLM2))
 
 
-def tiny_llama(seed: int, initializer_range: float = 0.3) -> LlamaForCausalLM:
+def tiny_llama(seed: int, initializer_range: float = 0.3, vocab_size: int = TINY_VOCAB) -> LlamaForCausalLM:
     """A 3M-parameter random Llama on TEST_DEVICE; a wide initialisation gives varied (not constant) greedy output.
 
     The weights are drawn on the CPU and then moved, so a seed gives the same model on every device."""
     torch.manual_seed(seed)
     config = LlamaConfig(
-        vocab_size=TINY_VOCAB,
+        vocab_size=vocab_size,
         hidden_size=64,
         intermediate_size=128,
         num_hidden_layers=2,

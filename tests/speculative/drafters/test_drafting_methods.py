@@ -91,6 +91,19 @@ def test_extras_that_share_the_budget_go_first_and_the_primary_fills_the_rest() 
     assert tree.source_counts() == {"eagle2": 3, "casd": 2}
 
 
+def test_a_merged_drafter_names_the_most_nodes_its_fullest_tree_holds() -> None:
+    """What the worker warms its verifier up to: the step's budget, and the extras' nodes on top unless shared."""
+    chains, other_chains = [list(range(10, 30))], [list(range(40, 60))]
+    on_top = MergedDrafter(ChainDrafter("casd", chains), [ChainDrafter("eagle2", other_chains)], False)
+    casd = CasdDrafter(CasdConfig(matches=2, draft_tokens=4))
+    with_casd = MergedDrafter(ChainDrafter("eagle2", chains), [casd], extras_share_budget=False)
+    shared = MergedDrafter(ChainDrafter("eagle2", chains), [ChainDrafter("casd", [[8, 9]])], True)
+
+    assert on_top.most_nodes(3) == on_top.propose(_context(3)).num_drafted == 6
+    assert with_casd.most_nodes(3) == 3 + 8
+    assert shared.most_nodes(5) == shared.propose(_context(5)).num_drafted == 5
+
+
 def test_every_drafter_of_a_merged_tree_observes_the_verification() -> None:
     primary, extra = ChainDrafter("eagle2", [[1]]), ChainDrafter("casd", [[2]])
     merged = MergedDrafter(primary, [extra], extras_share_budget=False)
