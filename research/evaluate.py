@@ -19,11 +19,7 @@ from pathlib import Path
 
 import torch
 
-from api.evaluator.answer_quality import (
-    summarise,
-    summary_lines,
-    write_answer_report,
-)
+from api.evaluator.answer_report import summarise, summary_lines, write_answer_report
 from api.evaluator.configs import STUDY, ConfigError, RetrievalConfig, parse_config
 from api.evaluator.corpus import CleanedDocument, clean_set, read_pdf_folder
 from api.evaluator.datasets import DatasetError, load_covid_qa, load_xquad

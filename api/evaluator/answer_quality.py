@@ -1,4 +1,4 @@
-"""Answer quality through the real chat path: the evaluator's answer report.
+"""Answer quality through the real chat path: each question of the evaluator's answer report asked and judged.
 
 Every question is asked through the chat's own `prepare → store → stream` (the route's steps, without HTTP and
 sign-in) against a temporary SQLite database migrated to head. Recorded per question: whether a relevant document
@@ -9,20 +9,19 @@ passages shown) next to the key-fact rate of the quote and of the answer (the qu
 normalised: `api.evaluator.key_facts`), the quote's rate where a passage holds the fact, the share of generated
 sentences supported and flagged, supported sentences of answers that miss the key fact ("cited but not the
 answer"), generated numbers shown without support (each flagged), "niet gevonden" on unanswerable and on
-answerable questions, looping answers (stopped by the repetition guard), and the timings. The web page's report
-runs it with the API's workers (`api.services.evaluation`); `python -m research.evaluate --answers` with a worker
-it starts itself (`research.offline_answers`).
+answerable questions, looping answers (stopped by the repetition guard), and the timings: the summary and the
+report's files are `api.evaluator.answer_report`. The web page's report runs it with the API's workers
+(`api.services.evaluation`); `python -m research.evaluate --answers` with a worker it starts itself
+(`research.offline_answers`).
 """
 
 import asyncio
-import html
 import json
 import logging
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,6 @@ from api.answers.matching import numbers
 from api.chat import answering
 from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
-from api.csvfile import csv_text
 from api.database_schema import migrate
 from api.evaluator.key_facts import holds_key_fact
 from api.evaluator.queries import EvalQuery
@@ -42,8 +40,6 @@ from api.services import users
 from ingest.database import get_engine
 
 log = logging.getLogger(__name__)
-
-REPETITION = "repetition"
 
 
 @dataclass
@@ -208,182 +204,3 @@ def _judge(observation: AnswerObservation) -> None:
     for sentence in observation.support:
         uncovered[sentence["start"] : sentence["end"]] = " " * (sentence["end"] - sentence["start"])
     observation.numbers_unchecked = len(numbers("".join(uncovered))) if generated else 0
-
-
-@dataclass(frozen=True)
-class AnswerSummary:
-    questions: int
-    answerable_with_key: int
-    document_hit_rate: float | None
-    passage_key_fact_rate: float | None
-    quote_key_fact_rate: float | None
-    quote_key_fact_when_passages: float | None
-    answer_key_fact_rate: float | None
-    sentences: int
-    supported_share: float | None
-    flagged_share: float | None
-    cited_not_answer: int
-    warnings: int
-    numbers_unchecked: int
-    unanswerable: int
-    not_found_on_unanswerable: float | None
-    not_found_on_answerable: float | None
-    looping: int
-    median_seconds_to_sources: float | None
-    median_seconds_to_quote: float | None
-    median_quote_after_sources_ms: float | None
-    max_quote_after_sources_ms: float | None
-    median_seconds_to_text: float | None
-
-
-def summarise(observations: Sequence[AnswerObservation]) -> AnswerSummary:
-    keyed = [o for o in observations if o.answerable and o.key_phrase]
-    findable = [o for o in keyed if o.passages_have_fact]
-    located = [o for o in observations if o.answerable and o.document_in_sources is not None]
-    answerable = [o for o in observations if o.answerable]
-    unanswerable = [o for o in observations if not o.answerable]
-    sentences = sum(o.sentences for o in observations)
-    gaps = [
-        (o.seconds_to_quote - o.seconds_to_sources) * 1000
-        for o in observations
-        if o.seconds_to_quote is not None and o.seconds_to_sources is not None
-    ]
-    return AnswerSummary(
-        questions=len(observations),
-        answerable_with_key=len(keyed),
-        document_hit_rate=_share(sum(bool(o.document_in_sources) for o in located), len(located)),
-        passage_key_fact_rate=_share(len(findable), len(keyed)),
-        quote_key_fact_rate=_share(sum(bool(o.quote_has_fact) for o in keyed), len(keyed)),
-        quote_key_fact_when_passages=_share(sum(bool(o.quote_has_fact) for o in findable), len(findable)),
-        answer_key_fact_rate=_share(sum(bool(o.answer_has_fact) for o in keyed), len(keyed)),
-        sentences=sentences,
-        supported_share=_share(sum(o.supported for o in observations), sentences),
-        flagged_share=_share(sum(o.flagged for o in observations), sentences),
-        cited_not_answer=sum(o.cited_not_answer for o in observations),
-        warnings=sum(o.warning for o in observations),
-        numbers_unchecked=sum(o.numbers_unchecked for o in observations),
-        unanswerable=len(unanswerable),
-        not_found_on_unanswerable=_share(
-            sum(o.state == MessageState.not_found for o in unanswerable), len(unanswerable)
-        ),
-        not_found_on_answerable=_share(
-            sum(o.state == MessageState.not_found for o in answerable), len(answerable)
-        ),
-        looping=sum(o.stop_reason == REPETITION for o in observations),
-        median_seconds_to_sources=_median([o.seconds_to_sources for o in observations]),
-        median_seconds_to_quote=_median([o.seconds_to_quote for o in observations]),
-        median_quote_after_sources_ms=_median(gaps),
-        max_quote_after_sources_ms=max(gaps, default=None),
-        median_seconds_to_text=_median([o.seconds_to_text for o in observations]),
-    )
-
-
-def _share(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
-
-
-def _median(values: Sequence[float | None]) -> float | None:
-    present = [value for value in values if value is not None]
-    return statistics.median(present) if present else None
-
-
-LABELS = {
-    "questions": "Vragen",
-    "answerable_with_key": "Beantwoordbare vragen met kernzin",
-    "document_hit_rate": "Juist document bij de getoonde passages (document-Hit@k)",
-    "passage_key_fact_rate": "Kernfeit in een van de getoonde passages (fragment-recall)",
-    "quote_key_fact_rate": "Citaat bevat het kernfeit",
-    "quote_key_fact_when_passages": "Kernfeit in citaat, als een passage het bevat",
-    "answer_key_fact_rate": "Gegenereerd antwoord bevat het kernfeit",
-    "sentences": "Gegenereerde zinnen",
-    "supported_share": "Zinnen gevonden in de bronnen",
-    "flagged_share": "Zinnen gemarkeerd als niet gevonden in de bronnen",
-    "cited_not_answer": "Zinnen met bron in antwoorden zonder het kernfeit",
-    "warnings": "Antwoorden met waarschuwing",
-    "numbers_unchecked": "Getallen zonder bron en zonder markering",
-    "unanswerable": "Onbeantwoordbare vragen",
-    "not_found_on_unanswerable": "'Niet gevonden' op onbeantwoordbare vragen",
-    "not_found_on_answerable": "'Niet gevonden' op beantwoordbare vragen",
-    "looping": "Antwoorden afgebroken wegens herhaling",
-    "median_seconds_to_sources": "Mediaan tijd tot bronnen (s)",
-    "median_seconds_to_quote": "Mediaan tijd tot citaat (s)",
-    "median_quote_after_sources_ms": "Mediaan citaat na bronnen (ms)",
-    "max_quote_after_sources_ms": "Maximum citaat na bronnen (ms)",
-    "median_seconds_to_text": "Mediaan tijd tot eerste tekst (s)",
-}
-RATES = {"quote_key_fact_rate", "answer_key_fact_rate", "supported_share", "flagged_share"}
-RATES |= {
-    "not_found_on_unanswerable",
-    "not_found_on_answerable",
-    "document_hit_rate",
-    "passage_key_fact_rate",
-}
-RATES |= {"quote_key_fact_when_passages"}
-
-
-def write_answer_report(
-    title: str, observations: Sequence[AnswerObservation], notes: Sequence[str], out: Path
-) -> list[Path]:
-    """answers.csv (one row per question), answers.json (summary and rows), answers.html (Dutch, one page)."""
-    out.mkdir(parents=True, exist_ok=True)
-    summary = summarise(observations)
-    rows = [asdict(o) for o in observations]
-    paths = [out / "answers.csv", out / "answers.json", out / "answers.html"]
-    columns = [name for name in rows[0] if name != "support"] + ["support"] if rows else []
-    cells = ({**row, "support": json.dumps(row["support"], ensure_ascii=False)} for row in rows)
-    table = csv_text(columns, ([row[name] for name in columns] for row in cells))
-    paths[0].write_text(table, encoding="utf-8", newline="")
-    payload = {"title": title, "notes": list(notes), "summary": asdict(summary), "questions": rows}
-    paths[1].write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
-    paths[2].write_text(_html(title, summary, observations, notes), encoding="utf-8")
-    return paths
-
-
-def summary_lines(summary: AnswerSummary) -> list[str]:
-    return [f"{LABELS[name]}: {_format(name, value)}" for name, value in asdict(summary).items()]
-
-
-def _format(name: str, value: object) -> str:
-    if value is None:
-        return "–"
-    if name in RATES and isinstance(value, float):
-        return f"{value:.0%}"
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    return str(value)
-
-
-def _html(
-    title: str, summary: AnswerSummary, observations: Sequence[AnswerObservation], notes: Sequence[str]
-) -> str:
-    escape = html.escape
-    summary_rows = "".join(
-        f"<tr><th>{escape(LABELS[name])}</th><td>{escape(_format(name, value))}</td></tr>"
-        for name, value in asdict(summary).items()
-    )
-    question_rows = "".join(
-        "<tr>"
-        f"<td>{escape(o.question)}</td><td>{escape(o.key_phrase or '')}</td>"
-        f"<td>{_yes_no(o.document_in_sources)}</td><td>{_yes_no(o.passages_have_fact)}</td>"
-        f"<td>{escape(o.quote or '—')}</td>"
-        f"<td>{_yes_no(o.quote_has_fact)}</td><td>{escape(o.answer)}</td><td>{_yes_no(o.answer_has_fact)}</td>"
-        f"<td>{o.supported}/{o.sentences}</td><td>{escape(o.state)}</td>"
-        "</tr>"
-        for o in observations
-    )
-    note_items = "".join(f"<li>{escape(note)}</li>" for note in notes)
-    return (
-        '<!doctype html><html lang="nl"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>body{{font-family:sans-serif;margin:2em}}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;text-align:left;"
-        "vertical-align:top}</style></head><body>"
-        f"<h1>Kwaliteit van de antwoorden: {escape(title)}</h1><table>{summary_rows}</table>"
-        "<h2>Per vraag</h2><table><tr><th>Vraag</th><th>Kernzin</th><th>Juist document</th>"
-        "<th>Kernfeit in passages</th><th>Citaat</th><th>Kernfeit in citaat</th>"
-        "<th>Gegenereerd antwoord</th><th>Kernfeit in antwoord</th><th>Zinnen gevonden</th><th>Status</th></tr>"
-        f"{question_rows}</table><h2>Opmerkingen</h2><ul>{note_items}</ul></body></html>"
-    )
-
-
-def _yes_no(value: bool | None) -> str:
-    return "–" if value is None else ("ja" if value else "nee")

@@ -25,7 +25,8 @@ from sqlalchemy.orm import Session
 
 from api.chat.instances import alive, live_instances
 from api.chat.runtime import ChatRuntime
-from api.evaluator.answer_quality import ask_through_chat, summarise, write_answer_report
+from api.evaluator.answer_quality import ask_through_chat
+from api.evaluator.answer_report import summarise, write_answer_report
 from api.evaluator.configs import deployed_config
 from api.evaluator.export import write_report
 from api.evaluator.plots import cumulative_hits_figure, rank_density_figure

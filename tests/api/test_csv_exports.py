@@ -9,7 +9,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from api.csvfile import FORMULA_STARTS
-from api.evaluator.answer_quality import AnswerObservation, write_answer_report
+from api.evaluator.answer_quality import AnswerObservation
+from api.evaluator.answer_report import write_answer_report
 from api.models import Role
 from api.report_runner import ReportRunner
 from api.settings import ApiSettings

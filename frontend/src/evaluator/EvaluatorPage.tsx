@@ -25,7 +25,7 @@ const FILE_LABELS: Record<string, string> = {
   "answers.csv": "Antwoorden per vraag voor Excel",
   "answers.json": "Alle gegevens van de antwoorden (JSON)",
 };
-// The answer report's figures (api/evaluator/answer_quality.py LABELS), in its order; shares show as percentages.
+// The answer report's figures (api/evaluator/answer_report.py LABELS), in its order; shares show as percentages.
 const ANSWER_FIGURES: [string, string][] = [
   ["questions", "Vragen"],
   ["answerable_with_key", "Beantwoordbare vragen met kernzin"],

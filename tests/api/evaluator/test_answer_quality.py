@@ -1,13 +1,8 @@
 """The answer report's figures: where the key fact is lost, between the document, the passages shown, the quote
 and the generated answer."""
 
-from api.evaluator.answer_quality import (
-    AnswerObservation,
-    _judge,
-    _judge_sources,
-    summarise,
-    summary_lines,
-)
+from api.evaluator.answer_quality import AnswerObservation, _judge, _judge_sources
+from api.evaluator.answer_report import summarise, summary_lines
 from api.evaluator.queries import EvalQuery
 from api.evaluator.resolution import DocumentResolver, IndexedDocument
 from api.models import MessageState
