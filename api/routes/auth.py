@@ -19,6 +19,7 @@ from api.settings import ApiSettings
 from api.views import user_out
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
+LOGIN_WAIT = "login-wait"  # the Server-Timing metric of a login's delay before its password check
 
 
 def _sso(request: Request) -> oidc.SingleSignOn:
@@ -50,7 +51,9 @@ def _set_session_cookie(
     "/login",
     responses={
         401: {"description": "wrong name or password, or a disabled account"},
-        429: {"description": "too many failed logins; Retry-After"},
+        429: {
+            "description": "nginx's login rate per client address was exceeded (the API never refuses one)"
+        },
     },
 )
 async def login(
@@ -60,13 +63,14 @@ async def login(
     db: SessionDep,
     settings: SettingsDep,
 ) -> SessionOut:
-    """The client address is the proxy's X-Forwarded-For only when the proxy is in FORWARDED_ALLOW_IPS. Past an
-    address- or account-wide limit a known address waits before its password is checked (services/login.py): the
-    wait holds no thread."""
+    """The client address is the proxy's X-Forwarded-For only when the proxy is in FORWARDED_ALLOW_IPS. Past a
+    failure allowance the password is checked after a delay (services/login.py), which the answer names in its
+    `Server-Timing: login-wait;dur=<ms>` header: the wait holds no thread."""
     client = request.client.host if request.client else "unknown"
+    admitted = await run_in_threadpool(login_service.admit, db, settings, body.username, client)
+    waited = {"Server-Timing": f"{LOGIN_WAIT};dur={round(admitted.delay * 1000)}"}
+    await anyio.sleep(admitted.delay)
     try:
-        admitted = await run_in_threadpool(login_service.admit, db, settings, body.username, client)
-        await anyio.sleep(admitted.delay)
         done = await run_in_threadpool(
             login_service.check, db, settings, admitted, body.username, body.password
         )
@@ -79,10 +83,10 @@ async def login(
             refused.status,
             collapse_seconds=settings.login_window_seconds,
         )
-        headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else None
-        raise HTTPException(refused.status, refused.detail, headers=headers) from None
+        raise HTTPException(refused.status, refused.detail, headers=waited) from None
     await run_in_threadpool(audit.sign_in, db, body.username, client, status.HTTP_200_OK)
     _set_session_cookie(response, request, settings, done.session)
+    response.headers.update(waited)
     return SessionOut(user=user_out(done.user), csrf_token=done.session.csrf_token)
 
 
