@@ -130,6 +130,12 @@ class ApiSettings(ProcessSettings):
         ge=1,
         description="Audit log entries older than this are removed (checked hourly by each API process).",
     )
+    audit_failed_sign_in_rows: int = Field(
+        100,
+        ge=1,
+        description="Entries of refused sign-ins per login window (each address and outcome is one entry with a "
+        "count); past it, the window's further refusals are counted in one entry per outcome.",
+    )
 
     # single sign-on with the hospital's OpenID Connect provider (off unless OIDC_ISSUER is set)
     oidc_issuer: str | None = Field(

@@ -82,6 +82,7 @@ async def login(
             client,
             refused.status,
             collapse_seconds=settings.login_window_seconds,
+            failed_rows=settings.audit_failed_sign_in_rows,
         )
         raise HTTPException(refused.status, refused.detail, headers=waited) from None
     await run_in_threadpool(audit.sign_in, db, body.username, client, status.HTTP_200_OK)
