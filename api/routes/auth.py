@@ -126,15 +126,24 @@ async def oidc_login(request: Request, sso: SsoDep) -> Response:
 )
 async def oidc_callback(request: Request, db: SessionDep, settings: SettingsDep, sso: SsoDep) -> Response:
     """Opens the same cookie session as the password login and goes to the app; a refusal is a page, because
-    the browser arrives here by navigation, not from the app's code."""
+    the browser arrives here by navigation, not from the app's code. The audit entry is written on a thread: a
+    slow database holds up this request only, not the other requests and streams of this process."""
+    client = request.client.host if request.client else None
     try:
         done = await sso.sign_in(request, db)
     except oidc.SsoRefused as refused:
-        audit.sign_in(db, "(sso)", request.client.host if request.client else None, refused.status, "oidc")
+        await run_in_threadpool(
+            audit.sign_in,
+            db,
+            "(sso)",
+            client,
+            refused.status,
+            "oidc",
+            collapse_seconds=settings.login_window_seconds,
+            failed_rows=settings.audit_failed_sign_in_rows,
+        )
         return HTMLResponse(_refusal_page(refused.detail), status_code=refused.status)
-    audit.sign_in(
-        db, done.user.username, request.client.host if request.client else None, status.HTTP_200_OK, "oidc"
-    )
+    await run_in_threadpool(audit.sign_in, db, done.user.username, client, status.HTTP_200_OK, "oidc")
     response = RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
     _set_session_cookie(response, request, settings, done.session)
     return response
