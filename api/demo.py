@@ -3,11 +3,13 @@
 It prepares the embedded install (database schema, a demo account, the sample documents indexed), then runs the
 generation worker, the API and the report runner as child processes (the API serves the built front-end and runs
 ingestion jobs on a thread; the runner runs the evaluation reports the API queues), waits until the worker and
-the API answer their health checks, and prints the address and the login. Ctrl-C, or any child dying, stops them
-all. The API never imports the worker's code: it is started as a process, like in production.
+the API answer their health checks, and prints the address and the login. Ctrl-C, SIGTERM or any child dying stops
+them all, each with the processes it started (signals that come while it stops are ignored). The API never imports
+the worker's code: it is started as a process, like in production.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -26,6 +28,7 @@ DEMO_ROLES = ("clinician", "admin", "evaluator")
 LOGIN_FILE = Path(".data/demo-login.txt")
 SAMPLES = Path("samples/documents")
 STOP_GRACE_SECONDS = 15.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 READY_TIMEOUT_SECONDS = 900.0
 
 
@@ -36,8 +39,8 @@ class DemoFailed(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     children: list[subprocess.Popen[bytes]] = []
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    for signum in STOP_SIGNALS:  # SIGINT too, even when started with it ignored
+        signal.signal(signum, _interrupt)
     try:
         prepare(arguments.samples)
         password = demo_password()
@@ -114,8 +117,8 @@ def _run_with_input(command: list[str], text: str, check: bool = False) -> subpr
 
 
 def _start(name: str, arguments: list[str], environment: dict[str, str]) -> subprocess.Popen[bytes]:
-    """`python -m <arguments>` as a child in its own session: Ctrl-C reaches only this launcher, which then stops
-    each child once."""
+    """`python -m <arguments>` as a child in its own session (its process group has the child's pid): Ctrl-C
+    reaches only this launcher, which then stops each child's whole group once."""
     print(f"starting the {name} (python -m {' '.join(arguments)})…", flush=True)
     return subprocess.Popen(
         [sys.executable, "-m", *arguments], env={**os.environ, **environment}, start_new_session=True
@@ -155,21 +158,47 @@ def _command_line(child: subprocess.Popen[bytes]) -> str:
 
 
 def _stop(children: list[subprocess.Popen[bytes]]) -> None:
-    """Terminate every child still running, wait for them, kill those that do not stop."""
+    """Stop every child's process group: SIGTERM, up to STOP_GRACE_SECONDS for the children to exit, then SIGKILL
+    to what is left of each group. Further Ctrl-C or SIGTERM are ignored meanwhile, so a second one cannot leave
+    servers running; the stop itself is bounded by the grace period."""
+    _ignore_stop_signals()
     for child in children:
-        if child.poll() is None:
-            child.terminate()
+        _signal_group(child, signal.SIGTERM)
     deadline = time.monotonic() + STOP_GRACE_SECONDS
+    while not all(_exited(child) for child in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
     for child in children:
-        try:
-            child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+        _signal_group(child, signal.SIGKILL)  # a child that did not stop, or a process it left in its group
+        child.wait()
 
 
-def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
+def _signal_group(child: subprocess.Popen[bytes], signum: int) -> None:
+    """`signum` to the child's process group (it leads one: `_start`), if anything of it is left."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signum)
+
+
+def _exited(child: subprocess.Popen[bytes]) -> bool:
+    """Whether the child has exited, without reaping it: until `child.wait()` its pid, and so its process group's
+    id, cannot be given to another process, so `_signal_group` reaches only what the child started."""
+    if child.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """The first Ctrl-C or SIGTERM stops the demo; those after it (a second Ctrl-C, make passing on a SIGTERM the
+    demo got itself) are ignored."""
+    _ignore_stop_signals()
     raise KeyboardInterrupt
+
+
+def _ignore_stop_signals() -> None:
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -138,8 +138,8 @@ class ApiInstance(Base):
 
 
 class KnownSignInClient(Base):
-    """An address an account signed in from with its password, and when last (services/login.py: a correct
-    password from a known address is let through the address- and account-wide limits, after a delay)."""
+    """An address an account signed in from with its password, and when last (services/login.py: there the name
+    waits only for its own failed logins, not for the address's or the account's)."""
 
     __tablename__ = "known_sign_in_clients"
     __table_args__ = (Index("ix_known_sign_in_clients_last_at", "last_at"),)

@@ -87,6 +87,9 @@ class MessageOut(BaseModel):
     answer: str
     state: str
     stop_reason: str | None
+    stop_requested_at: UtcDatetime | None = Field(
+        None, description="When its owner asked to stop the answer (null: never), also if it ended otherwise."
+    )
     created_at: UtcDatetime
     sources: list[dict[str, Any]]
     feedback: list[DocumentFeedbackOut]

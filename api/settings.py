@@ -89,34 +89,35 @@ class ApiSettings(ProcessSettings):
     login_attempts: int = Field(
         5,
         ge=1,
-        description="Failed logins per name and client address within the window, then 429 even for the right "
-        "password (this account is under attack from this address).",
+        description="Failed logins per name and client address within the window before further attempts on "
+        "them wait (LOGIN_DELAY_SECONDS).",
     )
     login_attempts_per_address: int = Field(
         30,
         ge=1,
-        description="Failed logins per client address (any names) within the window; then only names known at "
-        "that address are checked, after a delay.",
+        description="Failed logins per client address (any names) within the window before further attempts "
+        "from it wait, except a name that signed in from there before.",
     )
     login_attempts_per_account: int = Field(
         50,
         ge=1,
-        description="Failed logins per name (any addresses) within the window; then only addresses this name is "
-        "known at are checked, after a delay.",
+        description="Failed logins per name (any addresses) within the window before further attempts on it "
+        "wait, except from an address it signed in from before.",
     )
-    login_window_seconds: int = Field(900, ge=1, description="The window of the login limits.")
+    login_window_seconds: int = Field(900, ge=1, description="The window of the login counts.")
     login_known_client_days: float = Field(
         90,
         gt=0,
-        description="Past the per-address or per-account limit, a name that signed in from that address within "
-        "this many days is still checked (after a delay); other names get 429.",
+        description="A name that signed in from an address within this many days waits there only for its own "
+        "failures, not for those of the address or the account.",
     )
     login_delay_seconds: float = Field(
         1.0,
         ge=0,
-        description="The delay of such a check at the first failure past the limit; it doubles with each further one.",
+        description="The wait before a password check at the first failure past an allowance; it doubles with "
+        "each further one. A correct password is never refused.",
     )
-    login_max_delay_seconds: float = Field(10.0, ge=0, description="The longest such delay.")
+    login_max_delay_seconds: float = Field(10.0, ge=0, description="The longest such wait.")
     forwarded_allow_ips: str = Field(
         "127.0.0.1",
         description="Comma-separated addresses or networks of the reverse proxy whose X-Forwarded-For and "
@@ -128,6 +129,12 @@ class ApiSettings(ProcessSettings):
         365,
         ge=1,
         description="Audit log entries older than this are removed (checked hourly by each API process).",
+    )
+    audit_failed_sign_in_rows: int = Field(
+        100,
+        ge=1,
+        description="Entries of refused sign-ins per login window (each address and outcome is one entry with a "
+        "count); past it, the window's further refusals are counted in one entry per outcome.",
     )
 
     # single sign-on with the hospital's OpenID Connect provider (off unless OIDC_ISSUER is set)

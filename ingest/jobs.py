@@ -11,12 +11,12 @@ conditional UPDATE on the owner the worker saw, so of several workers that saw a
 import os
 import socket
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from ingest.database import session_scope
@@ -24,6 +24,7 @@ from ingest.formats import is_document_name
 from ingest.models import FINAL_FILE_STATUSES, Document, FileStatus, Job, JobFile, JobStatus
 
 STALE_HEARTBEAT = timedelta(minutes=10)
+UPLOAD_PLACES_LOCK = 7_261_918  # the PostgreSQL advisory lock key uploads choose their paths under
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class Version:
     stored: Path
     name: str | None = None
     note: str | None = None
+
+
+Placing = Callable[[dict[str, str]], list[Version]]
+"""Chooses uploads' paths, given the paths in use (path → name) in their folder."""
 
 
 @dataclass(frozen=True)
@@ -137,20 +142,50 @@ def create_job(
     """Register a job over these files and folders and uploaded versions, every file queued; returns the job id.
     `owned`: this process runs it (no worker may take it); otherwise it waits for a worker."""
     files, _ = expand_paths(paths)
-    listed: list[tuple[str, str | None, str | None, str | None]]
-    listed = [(str(path), None, None, None) for path in files]
-    listed += [(str(v.source), str(v.stored), v.name, v.note) for v in versions]
     with session_scope(database_url) as session:
         job = Job(
             status=JobStatus.running,
-            paths=[os.path.abspath(path) for path in paths] + [str(v.source) for v in versions],
+            paths=[os.path.abspath(path) for path in paths],
             owner=owner_tag() if owned else None,
             heartbeat_at=datetime.now(UTC) if owned else None,
         )
-        job.files = [_queued(position, *file) for position, file in enumerate(listed)]
+        job.files = [_queued(position, str(path)) for position, path in enumerate(files)]
         session.add(job)
         session.flush()
+        _add_versions(session, job, versions)
         return job.id
+
+
+def create_upload_job(database_url: str, folder: Path, place: Placing) -> tuple[int, list[Version]]:
+    """Register a job over uploaded versions whose paths `place` chooses, given the paths in use in `folder`
+    (`names_in_use`); returns the job id and the versions as placed. Choosing and queuing are one transaction that
+    holds the uploads' lock, so two uploads at once never choose one path (each sees the other's files)."""
+    with session_scope(database_url) as session:
+        job = Job(status=JobStatus.running, paths=[], owner=None, heartbeat_at=None)
+        session.add(job)
+        session.flush()  # on SQLite this write holds the database's write lock until the commit
+        _lock_upload_places(session)
+        versions = place(names_in_use(session, folder))
+        _add_versions(session, job, versions)
+        return job.id, versions
+
+
+def _add_versions(session: Session, job: Job, versions: Sequence[Version]) -> None:
+    """Uploaded versions, queued after the job's files by path."""
+    first = len(job.files)
+    job.paths = [*job.paths, *(str(version.source) for version in versions)]
+    job.files.extend(
+        _queued(first + offset, str(v.source), str(v.stored), v.name, v.note)
+        for offset, v in enumerate(versions)
+    )
+    session.flush()
+
+
+def _lock_upload_places(session: Session) -> None:
+    """PostgreSQL: an advisory lock until the transaction ends, taken by every upload that chooses paths (SQLite:
+    the write lock the transaction already holds)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UPLOAD_PLACES_LOCK})
 
 
 def owner_tag() -> str:
@@ -263,22 +298,21 @@ def start_attempt(database_url: str, file_id: int, limit: int) -> bool:
         return True
 
 
-def names_in_use(database_url: str, folder: Path) -> dict[str, str]:
+def names_in_use(session: Session, folder: Path) -> dict[str, str]:
     """The paths in `folder` that a document or an unfinished job's file goes by, each with its name as given
     (an upload's) or as recorded: an upload of another name must not take such a path."""
     prefix = f"{str(folder).rstrip(os.sep)}{os.sep}"
-    with session_scope(database_url) as session:
-        documents = session.execute(
-            select(Document.source_path, Document.file_name).where(
-                Document.source_path.startswith(prefix, autoescape=True)
-            )
-        ).all()
-        queued = session.execute(
-            select(JobFile.path, JobFile.original_name).where(
-                JobFile.path.startswith(prefix, autoescape=True),
-                JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES]),
-            )
-        ).all()
+    documents = session.execute(
+        select(Document.source_path, Document.file_name).where(
+            Document.source_path.startswith(prefix, autoescape=True)
+        )
+    ).all()
+    queued = session.execute(
+        select(JobFile.path, JobFile.original_name).where(
+            JobFile.path.startswith(prefix, autoescape=True),
+            JobFile.status.not_in([s.value for s in FINAL_FILE_STATUSES]),
+        )
+    ).all()
     in_use = {path: name for path, name in documents}
     for path, name in queued:
         in_use.setdefault(path, name or Path(path).name)

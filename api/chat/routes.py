@@ -23,6 +23,10 @@ RuntimeDep = Annotated[ChatRuntime, Depends(get_chat_runtime)]
 RETRIEVAL_ONLY_DISABLED = "Alleen documenten tonen (zonder antwoord) is in deze installatie uitgeschakeld."
 QUESTION_TOO_LONG = "De vraag is te lang voor het taalmodel. Maak ze korter."
 NOT_GENERATING = "Dit antwoord wordt niet (meer) geschreven: er valt niets te stoppen."
+STOP_RECORDED = (
+    "Het stoppen is vastgelegd. De server die dit antwoord schrijft, is nu niet bereikbaar via de database; het "
+    "antwoord stopt zodra die server de database weer bereikt."
+)
 MAX_FILTER_VALUES = 50
 FilterValue = Annotated[Text, Field(min_length=1, max_length=200)]
 
@@ -118,10 +122,12 @@ async def ask(
     "/messages/{message_id}/stop",
     status_code=status.HTTP_204_NO_CONTENT,
     responses={
-        404: {"description": "no such message for this user"},
-        409: {
-            "description": "no answer is being generated for this message (finished, or its API process died)"
+        202: {
+            "description": "the stop is recorded, but no live API process is known to generate the answer (the one "
+            "streaming it may have lost the database): it stops once that process reads the stop"
         },
+        404: {"description": "no such message for this user"},
+        409: {"description": "no answer is being generated for this message (it ended)"},
     },
 )
 async def stop(
@@ -131,16 +137,18 @@ async def stop(
     generations: Annotated[Generations | None, Depends(get_generations)],
 ) -> Response:
     """Stop the answer being generated for this message, by whichever API process streams it (a finished answer
-    stays as it is)."""
-    asked = await run_in_threadpool(
+    stays as it is). The message shows the stop (`stop_requested_at`) to its owner."""
+    recorded = await run_in_threadpool(
         storage.request_stop, settings.database_url, user, message_id, settings.instance_stale_seconds
     )
     # Streamed here: stop at once instead of at the next poll, also when the database no longer counts this process
     # as the one generating it (another process took it for dead during a database outage and closed it).
     stopped_here = generations is not None and generations.stop(message_id)
-    if not (asked or stopped_here):
-        raise HTTPException(status.HTTP_409_CONFLICT, NOT_GENERATING)
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
+    if recorded is storage.StopRecorded.live or stopped_here:
+        return Response(status_code=status.HTTP_204_NO_CONTENT)
+    if recorded is storage.StopRecorded.unconfirmed:
+        return JSONResponse({"detail": STOP_RECORDED}, status_code=status.HTTP_202_ACCEPTED)
+    raise HTTPException(status.HTTP_409_CONFLICT, NOT_GENERATING)
 
 
 def _retrieval_only(requested: bool | None, deployment: bool | None) -> bool:

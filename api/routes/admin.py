@@ -4,6 +4,7 @@ API tokens, the audit log. Every change is written to the audit log with who mad
 import json
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile, status
@@ -49,7 +50,6 @@ def upload(
         [uploads.Upload(file.filename, file.file) for file in files],
         settings.upload_dir,
         settings.max_upload_mb * 1_000_000,
-        settings.database_url,
     )
     return _queue_uploads(request, admin_user, db, settings, stored, "documents.upload")
 
@@ -71,10 +71,9 @@ def upload_version(
         [uploads.Upload(file.filename, file.file)],
         settings.upload_dir,
         settings.max_upload_mb * 1_000_000,
-        settings.database_url,
-        replace=source,
+        replacing=True,
     )
-    return _queue_uploads(request, admin_user, db, settings, stored, "document.replace", document_id)
+    return _queue_uploads(request, admin_user, db, settings, stored, "document.replace", document_id, source)
 
 
 def _queue_uploads(
@@ -82,14 +81,16 @@ def _queue_uploads(
     admin_user: AdminUser,
     db: SessionDep,
     settings: SettingsDep,
-    stored: list[jobs.Version],
+    stored: list[uploads.StoredUpload],
     action: str,
     target: str | None = None,
+    replace: Path | None = None,
 ) -> JobCreated:
     try:
-        summary = admin.queue_job(settings.database_url, [], stored)
-        names = [version.name or version.source.name for version in stored]
-        details = {"files": names, "stored_as": [version.source.name for version in stored]}
+        job_id, versions = uploads.queue_uploads(settings.database_url, settings.upload_dir, stored, replace)
+        summary = admin.job(settings.database_url, job_id)
+        names = [version.name or version.source.name for version in versions]
+        details = {"files": names, "stored_as": [version.source.name for version in versions]}
         audit.record(db, admin_user, action, target or f"job {summary.id}", details | {"job": summary.id})
         db.commit()
     except BaseException:

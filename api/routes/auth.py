@@ -19,6 +19,7 @@ from api.settings import ApiSettings
 from api.views import user_out
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
+LOGIN_WAIT = "login-wait"  # the Server-Timing metric of a login's delay before its password check
 
 
 def _sso(request: Request) -> oidc.SingleSignOn:
@@ -50,7 +51,9 @@ def _set_session_cookie(
     "/login",
     responses={
         401: {"description": "wrong name or password, or a disabled account"},
-        429: {"description": "too many failed logins; Retry-After"},
+        429: {
+            "description": "nginx's login rate per client address was exceeded (the API never refuses one)"
+        },
     },
 )
 async def login(
@@ -60,13 +63,14 @@ async def login(
     db: SessionDep,
     settings: SettingsDep,
 ) -> SessionOut:
-    """The client address is the proxy's X-Forwarded-For only when the proxy is in FORWARDED_ALLOW_IPS. Past an
-    address- or account-wide limit a known address waits before its password is checked (services/login.py): the
-    wait holds no thread."""
+    """The client address is the proxy's X-Forwarded-For only when the proxy is in FORWARDED_ALLOW_IPS. Past a
+    failure allowance the password is checked after a delay (services/login.py), which the answer names in its
+    `Server-Timing: login-wait;dur=<ms>` header: the wait holds no thread."""
     client = request.client.host if request.client else "unknown"
+    admitted = await run_in_threadpool(login_service.admit, db, settings, body.username, client)
+    waited = {"Server-Timing": f"{LOGIN_WAIT};dur={round(admitted.delay * 1000)}"}
+    await anyio.sleep(admitted.delay)
     try:
-        admitted = await run_in_threadpool(login_service.admit, db, settings, body.username, client)
-        await anyio.sleep(admitted.delay)
         done = await run_in_threadpool(
             login_service.check, db, settings, admitted, body.username, body.password
         )
@@ -78,11 +82,12 @@ async def login(
             client,
             refused.status,
             collapse_seconds=settings.login_window_seconds,
+            failed_rows=settings.audit_failed_sign_in_rows,
         )
-        headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else None
-        raise HTTPException(refused.status, refused.detail, headers=headers) from None
+        raise HTTPException(refused.status, refused.detail, headers=waited) from None
     await run_in_threadpool(audit.sign_in, db, body.username, client, status.HTTP_200_OK)
     _set_session_cookie(response, request, settings, done.session)
+    response.headers.update(waited)
     return SessionOut(user=user_out(done.user), csrf_token=done.session.csrf_token)
 
 
@@ -121,15 +126,24 @@ async def oidc_login(request: Request, sso: SsoDep) -> Response:
 )
 async def oidc_callback(request: Request, db: SessionDep, settings: SettingsDep, sso: SsoDep) -> Response:
     """Opens the same cookie session as the password login and goes to the app; a refusal is a page, because
-    the browser arrives here by navigation, not from the app's code."""
+    the browser arrives here by navigation, not from the app's code. The audit entry is written on a thread: a
+    slow database holds up this request only, not the other requests and streams of this process."""
+    client = request.client.host if request.client else None
     try:
         done = await sso.sign_in(request, db)
     except oidc.SsoRefused as refused:
-        audit.sign_in(db, "(sso)", request.client.host if request.client else None, refused.status, "oidc")
+        await run_in_threadpool(
+            audit.sign_in,
+            db,
+            "(sso)",
+            client,
+            refused.status,
+            "oidc",
+            collapse_seconds=settings.login_window_seconds,
+            failed_rows=settings.audit_failed_sign_in_rows,
+        )
         return HTMLResponse(_refusal_page(refused.detail), status_code=refused.status)
-    audit.sign_in(
-        db, done.user.username, request.client.host if request.client else None, status.HTTP_200_OK, "oidc"
-    )
+    await run_in_threadpool(audit.sign_in, db, done.user.username, client, status.HTTP_200_OK, "oidc")
     response = RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
     _set_session_cookie(response, request, settings, done.session)
     return response

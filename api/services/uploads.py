@@ -10,7 +10,8 @@ A document goes by the name the admin gave it (kept as given, shown in the UI) a
 procedure; so is a file the admin uploads as a new version of a chosen document ("vervang"). Anything else never
 replaces a document: a name whose sanitised form is another document's path ("Insuline kind ≥ 6 jaar.pdf" and
 "Insuline kind < 6 jaar.pdf" both clean to "Insuline kind _ 6 jaar.pdf") is stored under a free path
-("… (2).pdf") and the job says so. Bytes are stored under a name of ours (`versions/<random>.<kind>`), never
+("… (2).pdf") and the job says so; the path is chosen in the transaction that queues the job, under a lock, so two
+uploads at once never choose one path. Bytes are stored under a name of ours (`versions/<random>.<kind>`), never
 overwriting the version whose chunks are searchable: the viewer keeps showing that one until the new version's
 job has indexed the new one and swaps them (ingestion removes the copy no document uses any more; a failed job
 leaves the old version live). Copies nothing refers to — the job could not be queued, a process died in between —
@@ -32,9 +33,10 @@ from typing import BinaryIO
 from sqlalchemy import select
 
 from api.services.errors import Conflict, Invalid, ServiceError, TooLarge, UnsupportedMedia
+from ingest import jobs
 from ingest.database import session_scope
 from ingest.formats import ACCEPTED, SUFFIXES, Kind, kind_of
-from ingest.jobs import Version, names_in_use
+from ingest.jobs import Version
 from ingest.models import Document, JobFile
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,15 @@ _UNSAFE = re.compile(r"[^\w\-.() ]+")
 class Upload:
     filename: str | None
     stream: BinaryIO
+
+
+@dataclass(frozen=True)
+class StoredUpload:
+    """An upload's bytes under a name of ours (`versions/<random>.<kind>`), with the name the admin gave it."""
+
+    given: str
+    stored: Path
+    kind: Kind
 
 
 @dataclass(frozen=True)
@@ -97,14 +108,14 @@ def _checked_copy(upload: Upload, folder: Path, max_bytes: int) -> _Checked:
 
 
 def store_uploads(
-    uploads: list[Upload], folder: Path, max_bytes: int, database_url: str, replace: Path | None = None
-) -> list[Version]:
-    """Check every file, then store them all as new versions in `folder`; returns each one's path, stored copy,
-    given name and note (nothing stored on error: the error names each refused file, and the good files that
-    were not stored). `replace`: the path of the document the admin chose to replace with the one file given."""
+    uploads: list[Upload], folder: Path, max_bytes: int, replacing: bool = False
+) -> list[StoredUpload]:
+    """Check every file, then store them all under `folder/versions` (nothing stored on error: the error names
+    each refused file, and the good files that were not stored). `replacing`: the one file given is a chosen
+    document's new version."""
     if not uploads:
         raise Invalid("Kies minstens één bestand (.pdf, .docx, .doc, .odt).")
-    if replace is not None and len(uploads) != 1:
+    if replacing and len(uploads) != 1:
         raise Invalid("Kies precies één bestand als nieuwe versie van een document.")
     given = [given_name(upload.filename) for upload in uploads]
     doubles = sorted({name for name in given if given.count(name) > 1})
@@ -126,32 +137,42 @@ def store_uploads(
     if refused:
         _remove([file.temporary for file in checked])
         raise _refusal(refused, [file.given for file in checked])
-    stored: list[Version] = []
+    stored: list[StoredUpload] = []
     try:
-        places = (
-            [(replace, None)] if replace is not None else _places(database_url, folder.resolve(), checked)
-        )
-        for file, (source, note) in zip(checked, places, strict=True):
+        for file in checked:
             copy = copies / f"{uuid.uuid4().hex}{file.kind.suffix}"
             os.replace(file.temporary, copy)
-            stored.append(Version(source=source, stored=copy.resolve(), name=file.given, note=note))
-    except BaseException:  # the database could not say where they go: nothing stays behind
+            stored.append(StoredUpload(file.given, copy.resolve(), file.kind))
+    except BaseException:
         _remove([file.temporary for file in checked])
         remove_copies(stored)
         raise
     return stored
 
 
-def _places(database_url: str, folder: Path, files: list[_Checked]) -> list[tuple[Path, str | None]]:
+def queue_uploads(
+    database_url: str, folder: Path, stored: list[StoredUpload], replace: Path | None = None
+) -> tuple[int, list[Version]]:
+    """A job over the stored uploads, each as the new version of the document at `replace` (the one upload the
+    admin chose it for), else at the path `_places` chooses among the paths in use, in the job's own
+    transaction; the job's id and the versions as queued."""
+    if replace is not None:
+        versions = [Version(source=replace, stored=upload.stored, name=upload.given) for upload in stored]
+        return jobs.create_job(database_url, [], versions), versions
+    return jobs.create_upload_job(
+        database_url, folder.resolve(), lambda in_use: _places(in_use, folder.resolve(), stored)
+    )
+
+
+def _places(in_use: dict[str, str], folder: Path, files: list[StoredUpload]) -> list[Version]:
     """Where each upload goes: the path of the document (or queued upload) with exactly its name, which it is a
     new version of; otherwise its sanitised name, or the first free `name (n)` when another document has that
-    path (with a note saying so)."""
-    in_use = names_in_use(database_url, folder)
+    path (with a note saying so). `in_use`: path → name of those in `folder`."""
     by_name = {name: Path(path) for path, name in in_use.items()}
-    places: list[tuple[Path, str | None]] = []
+    places: list[Version] = []
     for file in files:
         if file.given in by_name:
-            places.append((by_name[file.given], None))
+            places.append(Version(by_name[file.given], file.stored, file.given))
             continue
         wanted = folder / safe_name(file.given, file.kind)
         place = _free(wanted, in_use)
@@ -163,7 +184,7 @@ def _places(database_url: str, folder: Path, files: list[_Checked]) -> list[tupl
                 "dat document is niet vervangen"
             )
         in_use[str(place)] = file.given
-        places.append((place, note))
+        places.append(Version(place, file.stored, file.given, note))
     return places
 
 
@@ -175,9 +196,9 @@ def _free(wanted: Path, in_use: dict[str, str]) -> Path:
     return place
 
 
-def remove_copies(stored: list[Version]) -> None:
+def remove_copies(stored: list[StoredUpload]) -> None:
     """Remove stored copies no job will read (queuing their job failed)."""
-    _remove([version.stored for version in stored])
+    _remove([upload.stored for upload in stored])
 
 
 def sweep_orphans(database_url: str, folder: Path, older_than: timedelta) -> list[Path]:

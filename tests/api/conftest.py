@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -111,6 +112,12 @@ def idle_report_runner(database_url: str) -> str:
     instance_id = uuid.uuid4().hex
     instances.beat(database_url, instance_id, ProcessRole.reports)
     return instance_id
+
+
+def login_wait(response: httpx.Response) -> float:
+    """The seconds a login answer waited before its password was checked (its `Server-Timing: login-wait`)."""
+    metric = next(part for part in response.headers["server-timing"].split(",") if "login-wait" in part)
+    return int(metric.split("dur=")[1]) / 1000
 
 
 def add_user(database_url: str, username: str, *roles: Role, password: str = PASSWORD) -> int:

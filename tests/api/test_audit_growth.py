@@ -1,10 +1,13 @@
-"""The audit log stays bounded: repeated refused sign-ins of one name from one address within the login window
-are one entry with a count, entries older than AUDIT_RETENTION_DAYS are removed, and the export streams the table
-in batches instead of loading it whole."""
+"""The audit log stays bounded: refused sign-ins from one address with one outcome within the login window are one
+entry with a count and the names tried (rotating names too), the entries of refusals per window are capped, entries
+older than AUDIT_RETENTION_DAYS are removed, and the export streams the table in batches instead of loading it
+whole."""
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session
@@ -16,26 +19,62 @@ from ingest.database import get_engine
 from tests.api.conftest import SignIn
 
 
-def _failures(database_url: str) -> list[tuple[str, str | None, int]]:
+def _failures(database_url: str) -> list[tuple[str, str | None, dict[str, Any]]]:
     with Session(get_engine(database_url)) as db:
         rows = db.scalars(
             select(AuditEntry).where(AuditEntry.action == audit.SIGN_IN_FAILED).order_by(AuditEntry.id)
         )
-        return [(row.actor, row.client, int(row.detail.get("count", 1))) for row in rows]
+        return [(row.actor, row.client, row.detail) for row in rows]
 
 
 def test_repeated_refused_sign_ins_are_one_entry_with_a_count(
     client: TestClient, api_settings: ApiSettings
 ) -> None:
-    for _ in range(12):
+    for _ in range(3):
         client.post("/api/auth/login", json={"username": "raadsel", "password": "geraden"})
     with Session(get_engine(api_settings.database_url)) as db:
         audit.sign_in(db, "raadsel", "203.0.113.9", 401)  # another address: an entry of its own
+        audit.sign_in(db, "raadsel", "203.0.113.9", 403, "oidc")  # another outcome too
 
-    assert _failures(api_settings.database_url) == [
-        ("raadsel", "testclient", 12),
+    assert [
+        (actor, client, detail["count"]) for actor, client, detail in _failures(api_settings.database_url)
+    ] == [
+        ("raadsel", "testclient", 3),
+        ("raadsel", "203.0.113.9", 1),
         ("raadsel", "203.0.113.9", 1),
     ]
+
+
+def test_password_spraying_with_rotating_names_is_one_entry_per_address(
+    app: FastAPI, api_settings: ApiSettings
+) -> None:
+    """Each guess names another account: still one entry, counting them all and listing the first names."""
+    with TestClient(app, client=("203.0.113.66", 50000)) as sprayer:
+        for number in range(api_settings.login_attempts_per_address):  # none waits
+            sprayer.post("/api/auth/login", json={"username": f"naam{number}", "password": "Welkom01!"})
+
+    ((actor, client, detail),) = _failures(api_settings.database_url)
+    assert (actor, client, detail["count"], detail["status"]) == (
+        audit.SEVERAL_NAMES,
+        "203.0.113.66",
+        api_settings.login_attempts_per_address,
+        401,
+    )
+    assert detail["names"] == [f"naam{number}" for number in range(audit.NAMES_KEPT)]
+
+
+def test_refusals_from_many_addresses_are_capped_per_window(api_settings: ApiSettings) -> None:
+    """A guess from each of many addresses (a botnet): past the cap one entry per outcome counts the rest."""
+    with Session(get_engine(api_settings.database_url)) as db:
+        for number in range(12):
+            audit.sign_in(db, f"naam{number}", f"198.51.100.{number}", 401, failed_rows=5)
+
+    failures = _failures(api_settings.database_url)
+    assert [client for _, client, _ in failures] == [f"198.51.100.{number}" for number in range(5)] + [None]
+    actor, _, detail = failures[-1]
+    assert (actor, detail["count"]) == (audit.OVER_THE_CAP, 7)
+    assert detail["clients"] == [f"198.51.100.{number}" for number in range(5, 12)]
+    assert detail["names"] == [f"naam{number}" for number in range(5, 12)]
 
 
 def test_entries_past_the_retention_are_removed(api_settings: ApiSettings) -> None:

@@ -9,12 +9,14 @@ Dutch page with a 4xx status, never a 500 and never a session.
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
+from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from api.app import create_app
@@ -127,6 +129,44 @@ def test_a_linked_hospital_account_gets_the_same_session_as_a_password_login(
     assert me["user"]["roles"] == ["clinician", "evaluator"]  # Vraagbaak's roles, not the provider's
     assert browser.post("/api/auth/logout").status_code == 403  # the cookie alone is not enough
     assert browser.post("/api/auth/logout", headers={CSRF_HEADER: me["csrf_token"]}).status_code == 204
+
+
+def _waiting_for(observer: Connection, table: str) -> int:
+    """How many transactions wait for a lock on `table` (PostgreSQL)."""
+    waiting = text(
+        "SELECT count(*) FROM pg_locks JOIN pg_class ON pg_class.oid = pg_locks.relation "
+        "WHERE pg_class.relname = :table AND NOT pg_locks.granted"
+    )
+    return int(observer.execute(waiting, {"table": table}).scalar_one())
+
+
+@pytest.mark.parametrize("empty_database_url", ["postgresql"], indirect=True)  # a lock on one table
+def test_a_callback_waiting_to_write_its_audit_entry_holds_up_no_other_request(
+    browser: TestClient, at_provider: httpx.Client, sso_settings: ApiSettings
+) -> None:
+    """The audit table is locked (a slow database): the callback waits to write Ann's sign-in, and meanwhile the
+    same process (one event loop) answers another request; once the lock goes, the callback signs her in."""
+    _link(sso_settings.database_url, "ann", ANN.sub, Role.clinician)
+    callback = _back_from_provider(at_provider, _to_provider(browser))
+    engine = get_engine(sso_settings.database_url)
+    with engine.connect() as holder, engine.connect() as observer, ThreadPoolExecutor(2) as pool:
+        holder.execute(text("LOCK TABLE audit_log IN EXCLUSIVE MODE"))
+        try:
+            arriving = pool.submit(browser.get, callback, follow_redirects=False)
+            deadline = time.monotonic() + 60
+            while _waiting_for(observer, "audit_log") == 0:
+                assert time.monotonic() < deadline, "the callback never wrote its audit entry"
+                time.sleep(0.05)
+            other = pool.submit(browser.get, "/api/auth/config").result(timeout=60)  # blocked loop: no answer
+            answered_while_waiting = not arriving.done() and _waiting_for(observer, "audit_log") == 1
+        finally:
+            holder.rollback()
+        arrived = arriving.result(timeout=60)
+
+    assert other.json() == {"sso": True}
+    assert answered_while_waiting
+    assert arrived.status_code == 303
+    assert browser.get("/api/auth/me").json()["user"]["username"] == "ann"
 
 
 def test_the_login_page_learns_that_sso_is_on(browser: TestClient) -> None:

@@ -2,13 +2,26 @@
 the file the admin uploads as its new version ("vervang"); a name that only cleans to another document's path is
 stored beside it under a free name, and the job says so. On SQLite and on PostgreSQL."""
 
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import httpx
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
 
 from api.models import Role
+from api.settings import ApiSettings
+from ingest.database import get_engine
 from ingest.embedding import Embedder
 from ingest.models import FileStatus
 from ingest.settings import IngestSettings
+from tests.api.chat.servers import api_server
 from tests.api.conftest import SAMPLES, SignIn, run_queued_jobs
 
 FIRST = (SAMPLES / "bloedafname.pdf").read_bytes()
@@ -83,6 +96,71 @@ def test_the_same_name_again_is_a_new_version_even_after_a_collision(
     assert again["note"] is None
     assert _documents(admin)[other] == SECOND
     assert _documents(admin)[one] == FIRST
+
+
+@contextmanager
+def _writes_held_back(database_url: str) -> Iterator[Callable[[], int | None]]:
+    """No transaction can write until the block ends, reads go on (PostgreSQL: an EXCLUSIVE lock on `ingest_jobs`;
+    SQLite: the database's write lock); yields how many transactions wait to write into `ingest_jobs` (None on SQLite,
+    which cannot say)."""
+    url = make_url(database_url)
+    if url.drivername == "sqlite":
+        holder = sqlite3.connect(str(url.database), isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            yield lambda: None
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        return
+    engine = get_engine(database_url)
+    with engine.connect() as holder, engine.connect() as observer:
+        holder.execute(text("LOCK TABLE ingest_jobs IN EXCLUSIVE MODE"))
+        waiting = text(
+            "SELECT count(*) FROM pg_locks JOIN pg_class ON pg_class.oid = pg_locks.relation "
+            "WHERE pg_class.relname = 'ingest_jobs' AND NOT pg_locks.granted"
+        )
+        yield lambda: int(observer.execute(waiting).scalar_one())
+        holder.rollback()
+
+
+def test_two_uploads_whose_names_clean_to_one_path_at_once_are_stored_at_two_paths(
+    app: FastAPI,
+    sign_in: SignIn,
+    api_settings: ApiSettings,
+    ingest_settings: IngestSettings,
+    minilm: Embedder,
+) -> None:
+    """Both requests look for a free path while neither's job is queued (the database's writes are held back
+    until both wait to queue it): the first to queue takes the cleaned path, the other the free one beside it."""
+    admin = sign_in("root", Role.admin)
+    one, other, cleaned = COLLISIONS[0]
+    versions = api_settings.upload_dir / "versions"
+    with (
+        api_server(app) as url,
+        httpx.Client(
+            base_url=url, cookies=dict(admin.cookies), headers=admin.headers, timeout=120
+        ) as browser,
+        ThreadPoolExecutor(2) as pool,
+        _writes_held_back(api_settings.database_url) as waiting,
+    ):
+        answers = [
+            pool.submit(
+                browser.post, "/api/admin/uploads", files=[("files", (name, content, "application/pdf"))]
+            )
+            for name, content in ((one, FIRST), (other, SECOND))
+        ]
+        deadline = time.monotonic() + 60
+        while len(list(versions.glob("*.pdf"))) < 2 or waiting() not in (None, 2):
+            assert time.monotonic() < deadline, "the uploads never reached their job"
+            time.sleep(0.05)
+        if waiting() is None:
+            time.sleep(0.5)  # SQLite cannot say: both stored their copy and are on their way to the write
+    files = [answer.result().json()["job"]["files"][0] for answer in answers]
+    run_queued_jobs(ingest_settings, minilm)
+
+    assert sorted(file["note"] or "" for file in files)[-1].startswith(f"opgeslagen als {cleaned} (2).pdf")
+    assert _documents(admin) == {one: FIRST, other: SECOND}
 
 
 def _one_document(admin: TestClient, ingest_settings: IngestSettings, minilm: Embedder) -> str:

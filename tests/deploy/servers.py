@@ -45,9 +45,12 @@ def start_nginx(
     *,
     resolver: str = "127.0.0.1:53",
     real_ip_from: str = "0.0.0.0/32",
+    login_rate_per_minute: int = 120,
+    login_burst: int = 60,
 ) -> Iterator[NginxSite]:
     """Run the production nginx.conf and site template in the foreground with the API at `upstream` (`host:port`;
-    a name is resolved at run time through `resolver`, answers kept 1 s)."""
+    a name is resolved at run time through `resolver`, answers kept 1 s); the login rate as the image sets it
+    unless given."""
     site = NginxSite(https_port=free_port(), http_port=free_port(), folder=folder)
     conf = write_config(
         folder,
@@ -61,6 +64,8 @@ def start_nginx(
             "NGINX_REAL_IP_FROM": real_ip_from,
             "NGINX_FRONTEND_ROOT": str(frontend_build),
             "MAX_UPLOAD_MB": str(UPLOAD_LIMIT_MB),
+            "NGINX_LOGIN_RATE_PER_MINUTE": str(login_rate_per_minute),
+            "NGINX_LOGIN_BURST": str(login_burst),
         },
     )
     log = folder / "nginx.log"

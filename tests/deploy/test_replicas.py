@@ -32,7 +32,7 @@ from research.loopback import running_api
 from speculative.worker.process import free_port
 from tests.api.chat.conftest import clinician_token
 from tests.api.chat.servers import RecordingRelay
-from tests.api.conftest import PASSWORD
+from tests.api.conftest import PASSWORD, login_wait
 from tests.conftest import REPO_ROOT, fresh_postgres_database
 from tests.deploy.dns import loopback_dns
 from tests.deploy.nginx_site import NginxSite
@@ -216,23 +216,19 @@ def test_the_per_user_cap_counts_the_answers_of_both_processes(deployment: Deplo
                 assert second.post(f"/api/messages/{message_id}/stop").status_code == 204
 
 
-def test_a_login_lockout_counts_the_attempts_on_both_processes(deployment: Deployment) -> None:
+def test_the_login_failures_on_both_processes_count_alike(deployment: Deployment) -> None:
     deployment.clinician("cas")
     wrong = {"username": "cas", "password": "niet het wachtwoord"}
+    right = {"username": "cas", "password": PASSWORD}
     with deployment.direct(deployment.first) as first, deployment.direct(deployment.second) as second:
-        assert [
-            client.post("/api/auth/login", json=wrong).status_code for client in (first, second, first)
-        ] == [
-            401,
-            401,
-            401,
-        ]
-        right = second.post("/api/auth/login", json={"username": "cas", "password": PASSWORD})
-        assert right.status_code == 429  # the third failure, on the other process, locked the name out
+        failures = [client.post("/api/auth/login", json=wrong) for client in (first, second, first)]
+        assert [(failure.status_code, login_wait(failure)) for failure in failures] == [(401, 0.0)] * 3
+        signed_in = second.post("/api/auth/login", json=right)
+        # the third failure, on the other process, used up the allowance: the right password waits, then signs in
+        assert (signed_in.status_code, login_wait(signed_in)) == (200, 1.0)  # LOGIN_DELAY_SECONDS unset: 1
     with deployment.through_nginx() as proxied:
-        assert (
-            proxied.post("/api/auth/login", json={"username": "cas", "password": PASSWORD}).status_code == 429
-        )
+        again = proxied.post("/api/auth/login", json=right)
+        assert (again.status_code, login_wait(again)) == (200, 1.0)
 
 
 def test_a_killed_process_leaves_the_other_serving_and_its_answer_closed_as_interrupted(
@@ -260,6 +256,7 @@ def test_a_killed_process_leaves_the_other_serving_and_its_answer_closed_as_inte
     assert (closed.state, closed.stop_reason) == (MessageState.failed, "api_interrupted")
     assert closed.finished_at is not None
     with deployment.through_nginx(token) as proxied:
-        assert proxied.post(f"/api/messages/{message_id}/stop").status_code == 409
+        # the database cannot tell a killed process from one that lost only the database: the stop is recorded
+        assert proxied.post(f"/api/messages/{message_id}/stop").status_code == 202
         # The closed answer no longer counts against the user's cap: the survivor answers (and stops) the next.
         _stopped_by(deployment, proxied, proxied, conversation_id)

@@ -69,6 +69,15 @@ def test_every_setting_in_env_example_is_read_by_the_code_or_the_compose_file() 
     assert unread == [], "these are documented in .env.example but nothing reads them"
 
 
+def test_every_variable_compose_takes_from_env_is_in_env_example() -> None:
+    """Such as nginx's login rate (NGINX_LOGIN_RATE_PER_MINUTE), which no Python code reads."""
+    interpolated = set(_INTERPOLATION.findall(COMPOSE_FILE.read_text(encoding="utf-8")))
+
+    missing = sorted(interpolated - documented_settings())
+
+    assert missing == [], "add these to .env.example, with a comment giving the default compose uses"
+
+
 def test_env_example_holds_only_comments_and_assignments() -> None:
     lines = ENV_EXAMPLE.read_text(encoding="utf-8").splitlines()
 

@@ -42,7 +42,6 @@ def test_a_hostile_pdf_ends_as_its_own_error_while_the_other_files_are_indexed(
     shared_stream_pdf(folder / "b-bom.pdf", HOSTILE_PAGES)
     text_pdf(folder / "c-wondzorg.pdf", WONDZORG, title="Wondzorg na een operatie")
     settings = ingest_settings.model_copy(update={"parse_timeout_seconds": 3.0, "max_pdf_pages": 50_000})
-    started = time.monotonic()
 
     summary = Ingestion(settings, index, lambda: minilm).ingest([folder])
 
@@ -53,7 +52,6 @@ def test_a_hostile_pdf_ends_as_its_own_error_while_the_other_files_are_indexed(
         FileStatus.failed,
         "lezen duurde te lang (langer dan 3 seconden): afgebroken",
     )
-    assert time.monotonic() - started < 90
     assert not _parsing_children(), "a parsing child outlived its file (only the fork server itself stays)"
 
 
@@ -127,7 +125,6 @@ def test_a_file_that_kills_its_job_is_given_up_after_the_set_attempts(
     for attempt in (1, 2):
         _kill_while_parsing(ingest_settings, job_id, attempt)
     settings = ingest_settings.model_copy(update={"parse_attempts": 2})
-    started = time.monotonic()
 
     (summary,) = Ingestion(settings, index, lambda: minilm).resume_interrupted()
 
@@ -135,8 +132,8 @@ def test_a_file_that_kills_its_job_is_given_up_after_the_set_attempts(
         FileStatus.failed,
         "opgegeven na 2 pogingen: het lezen brak af doordat het ingestproces stopte",
     )
+    # given up without parsing it a third time: each attempt is counted before its parse starts
     assert _attempts(ingest_settings.database_url, job_id) == (FileStatus.failed, 2)
-    assert time.monotonic() - started < 30  # given up without parsing it a third time
 
 
 def test_a_child_that_needs_more_memory_than_allowed_ends_as_a_file_error() -> None:

@@ -1,6 +1,5 @@
 """Provisioning the real offline models: `python -m modelstore` and the idempotent second run."""
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,11 +18,9 @@ def test_a_second_provision_of_the_real_models_does_nothing(
         provisioned(name)
     mtimes = {path: path.stat().st_mtime_ns for path in model_cache.rglob("*") if path.name != ".lock"}
 
-    started = time.perf_counter()
     results = provision(REGISTRY.values(), model_cache)
 
     assert not any(result.converted for result in results)
-    assert time.perf_counter() - started < 5.0
     assert {
         path: path.stat().st_mtime_ns for path in model_cache.rglob("*") if path.name != ".lock"
     } == mtimes

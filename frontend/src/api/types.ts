@@ -90,6 +90,8 @@ export interface Message {
   answer: string;
   state: MessageState;
   stop_reason: string | null;
+  /** When its owner asked to stop the answer (absent or null: never). */
+  stop_requested_at?: string | null;
   created_at: string;
   sources: Source[];
   feedback: DocumentFeedback[];

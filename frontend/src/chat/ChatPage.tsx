@@ -23,6 +23,7 @@ function fromStored(message: Message): ChatMessage {
     answer: message.answer,
     state: message.state,
     stopReason: message.stop_reason,
+    stopRequested: Boolean(message.stop_requested_at),
     sources: message.sources,
     feedback: message.feedback,
     error: null,

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import type { AnswerSentence, Quote, Source } from "../api/types";
 import { MessageView, type ChatMessage } from "./MessageView";
-import { GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, SUPPORT_WARNING, UNSUPPORTED, WORKER_SILENT, emptyAnswerText } from "./texts";
+import { GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, STOP_RECORDED_NOTE, SUPPORT_WARNING, UNSUPPORTED, WORKER_SILENT, emptyAnswerText } from "./texts";
 
 const source = { document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 3, chunk_index: 4, passage: "max 60 min", score: 0.9 } as unknown as Source;
 
@@ -73,6 +73,11 @@ describe("MessageView", () => {
   it("says, in the history too, that an answer was cut off because its server fell away", () => {
     show({ state: "failed", stopReason: "api_interrupted" });
     expect(screen.getByText(/de server die het schreef, viel weg\. Stel de vraag opnieuw\./)).toBeTruthy();
+  });
+
+  it("says, in the history, that the user's stop was recorded when its server was out of reach and fell away", () => {
+    show({ state: "failed", stopReason: "api_interrupted", stopRequested: true });
+    expect(screen.getByText(STOP_RECORDED_NOTE)).toBeTruthy();
   });
 
   it("says that a retrieval-only answer has no generated text", () => {

@@ -24,6 +24,8 @@ export interface ChatMessage {
   answer: string;
   state: MessageState;
   stopReason: string | null;
+  /** The user asked to stop it (from the history: the stop was recorded, also when its server was out of reach). */
+  stopRequested?: boolean;
   sources: Source[];
   feedback: DocumentFeedback[];
   error: string | null;
@@ -38,7 +40,7 @@ export interface ChatMessage {
 export type OpenSource = (source: Source, sentence?: string) => void;
 
 export function MessageView({ message, onOpen }: { message: ChatMessage; onOpen: OpenSource }) {
-  const note = stateNote(message.state, message.stopReason);
+  const note = stateNote(message.state, message.stopReason, message.stopRequested);
   const notFound = message.state === "not_found";
   return (
     <article className={`message state-${message.state}`} aria-busy={message.state === "pending"}>

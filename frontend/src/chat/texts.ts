@@ -37,7 +37,10 @@ export function modelUnavailableText(state: ModelState, retryAfter: number | nul
 
 export const WORKER_SILENT = "De generator reageerde niet meer; het antwoord werd afgebroken.";
 
-export function stateNote(state: string, stopReason: string | null): string | null {
+export const STOP_RECORDED_NOTE =
+  "Je vroeg dit antwoord te stoppen; de server die het schreef, was toen niet bereikbaar en viel weg. Stel de vraag zo nodig opnieuw.";
+
+export function stateNote(state: string, stopReason: string | null, stopRequested = false): string | null {
   if (state === "stopped") return "Gestopt op jouw vraag.";
   if (state === "retrieval_only") return "Alleen documenten: er werd geen antwoord gegenereerd.";
   if (stopReason === "length") return "Het antwoord werd afgebroken: het maximum aantal woorden is bereikt.";
@@ -46,6 +49,7 @@ export function stateNote(state: string, stopReason: string | null): string | nu
   if (stopReason === "worker_silent") return WORKER_SILENT;
   if (stopReason === "worker_timeout") return "Het taalmodel werd niet op tijd klaar; het antwoord werd afgebroken.";
   if (stopReason === "worker_failed") return "Het antwoord werd onderbroken door een fout in het taalmodel.";
+  if (stopReason === "api_interrupted" && stopRequested) return STOP_RECORDED_NOTE;
   if (stopReason === "api_interrupted")
     return "Het antwoord werd onderbroken: de server die het schreef, viel weg. Stel de vraag opnieuw.";
   return null;

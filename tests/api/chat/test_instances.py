@@ -1,7 +1,9 @@
 """API processes know which of them are alive (the database's `api_instances`), on SQLite and PostgreSQL: an answer
 left generating by a process that is gone is closed by a process that has beaten for a whole stale period itself
-(not at once after a database outage, when every process was silent), and only a live process's answer can be
-stopped or counts against the user's cap. The processes behind nginx: tests/deploy/test_replicas.py."""
+(not at once after a database outage, when every process was silent), and only a live process's answer
+counts against the user's cap. A stop is recorded for every answer that may still stream: a live process's, and
+one whose process is silent or was taken for dead (it may only have lost the database, and stops once it reads the
+stop); the owner sees it. The processes behind nginx: tests/deploy/test_replicas.py."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -9,9 +11,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.chat import instances, storage
+from api.chat.routes import STOP_RECORDED
 from api.models import ApiInstance, Conversation, Message, MessageState, Role, User
+from api.settings import ApiSettings
 from ingest.database import get_engine
-from tests.api.conftest import add_user
+from tests.api.conftest import SignIn, add_user
 
 STALE_SECONDS = 30.0
 
@@ -82,13 +86,56 @@ def test_after_a_whole_stale_period_of_its_own_beats_a_process_closes_the_answer
         assert set(db.scalars(select(ApiInstance.id))) == {"live", instances.THIS_INSTANCE}
 
 
-def test_only_an_answer_a_live_process_generates_can_be_stopped(database_url: str) -> None:
+def test_a_stop_is_recorded_for_every_answer_that_may_still_stream(database_url: str) -> None:
     user, ids = _messages(database_url)
+    with Session(get_engine(database_url)) as db:  # a process took another for dead and closed its answer
+        interrupted = db.get(Message, ids["none"])
+        assert interrupted is not None
+        interrupted.state, interrupted.stop_reason = MessageState.failed, instances.API_INTERRUPTED
+        db.commit()
 
     asked = {name: storage.request_stop(database_url, user, ids[name], STALE_SECONDS) for name in ids}
 
-    assert asked == {"live": True, "dead": False, "none": False, "done": False}
-    assert storage.stops_requested(database_url, list(ids.values())) == {ids["live"]}
+    assert asked == {
+        "live": storage.StopRecorded.live,
+        "dead": storage.StopRecorded.unconfirmed,  # its process is silent: it may have lost only the database
+        "none": storage.StopRecorded.unconfirmed,
+        "done": storage.StopRecorded.nothing,
+    }
+    assert storage.stops_requested(database_url, list(ids.values())) == {
+        ids[name] for name in ("live", "dead", "none")
+    }
+
+
+def test_a_stop_sent_to_another_process_while_the_streaming_one_lost_the_database_is_recorded_and_shown(
+    sign_in: SignIn, api_settings: ApiSettings
+) -> None:
+    """The process streaming Ann's answer cannot reach the database (its heartbeat stopped); her stop reaches
+    another process: recorded (202, saying so), shown with her message, and read by the streaming process once it
+    is back (`stops_requested`). An answer that ended answers 409."""
+    ann = sign_in("ann", Role.clinician)
+    with Session(get_engine(api_settings.database_url)) as db:
+        _instance(db, "lost-the-database", silent_seconds=STALE_SECONDS + 1)
+        conversation = Conversation(
+            user_id=db.scalars(select(User.id).where(User.username == "ann")).one(), title="?"
+        )
+        db.add(conversation)
+        db.flush()
+        streaming = Message(conversation_id=conversation.id, question="?", instance_id="lost-the-database")
+        ended = Message(conversation_id=conversation.id, question="?", state=MessageState.answered)
+        db.add_all([streaming, ended])
+        db.commit()
+        streaming_id, ended_id, conversation_id = streaming.id, ended.id, conversation.id
+
+    stop = ann.post(f"/api/messages/{streaming_id}/stop")
+    too_late = ann.post(f"/api/messages/{ended_id}/stop")
+
+    assert (stop.status_code, stop.json()["detail"]) == (202, STOP_RECORDED)
+    assert too_late.status_code == 409
+    shown = {m["id"]: m for m in ann.get(f"/api/conversations/{conversation_id}").json()["messages"]}
+    assert shown[streaming_id]["stop_requested_at"] is not None
+    assert shown[ended_id]["stop_requested_at"] is None
+    assert storage.stops_requested(api_settings.database_url, [streaming_id, ended_id]) == {streaming_id}
 
 
 def test_the_cap_counts_the_answers_other_live_processes_generate(database_url: str) -> None:
