@@ -94,7 +94,7 @@ def _run(source: Path, pages: list[int], output: Path, language: str, timeout: f
         str(output),
     ]
     try:
-        result = run_tool(arguments, timeout, cwd=output.parent)
+        result = run_tool(arguments, timeout, output.parent)
     except ToolTimeout:
         return "de tijd voor OCR was op (PARSE_TIMEOUT_SECONDS)"
     if result.returncode != 0 or not output.is_file():
