@@ -354,3 +354,16 @@ def test_reports_run_in_their_own_service_which_alone_writes_them(deployment: Pa
     assert report_mounts("api") == {("reports", True)}
     assert report_mounts("reports") == {("reports", False)}
     assert services["reports"]["restart"] == "unless-stopped"
+
+
+def test_the_ingest_service_reaps_and_bounds_what_its_converters_start(deployment: Path) -> None:
+    """LibreOffice and OCRmyPDF (with its tesseract and gs) run in ingest: an init process reaps what a killed tool
+    leaves, and the container is bounded in memory (each process alone is bounded by PARSE_MEMORY_MB) and in
+    processes."""
+    _set_env(deployment, {"INGEST_MEMORY_LIMIT": "16g"})
+    ingest = _services(deployment)["ingest"]
+
+    assert ingest["init"] is True
+    assert int(ingest["mem_limit"]) == 16 * 1024**3
+    assert 0 < ingest["pids_limit"] <= 1024
+    assert "OCR_JOBS" in ingest["environment"]

@@ -1,5 +1,7 @@
 """LibreOffice and OCRmyPDF read untrusted files, so they run confined (`ingest/tools.py`): the real programs see
-none of the secrets in our environment, and LibreOffice loads nothing a document links to."""
+none of the secrets in our environment, LibreOffice loads nothing a document links to, a killed program leaves no
+temporary file, nothing they started outlives the parsing child, conversion and OCR share one time budget, and OCR
+reads only OCR_JOBS pages at a time."""
 
 import http.server
 import threading
@@ -15,9 +17,16 @@ import pytest
 from pypdf import PdfReader
 
 from ingest.conversion import convert_to_pdf
+from ingest.embedding import Embedder
 from ingest.formats import Kind
+from ingest.isolation import Limits, run_isolated
 from ingest.ocr import ocr_pages
-from tests.ingest.real_files import SAMPLES, scanned_copy, word_procedure
+from ingest.pdf_reader import UnusableFile
+from ingest.pipeline import Reading, read_pdf
+from ingest.runner import Ingestion
+from ingest.search.embedded import EmbeddedIndex
+from ingest.settings import IngestSettings
+from tests.ingest.real_files import SAMPLES, scanned_copy, scanned_word_file, word_procedure
 from tests.ingest.test_scans_and_word_files import needs_libreoffice, needs_ocr
 
 # A distinct value per secret the services hold, to find it wherever it ends up.
@@ -118,7 +127,9 @@ def test_ocrmypdf_tesseract_and_ghostscript_see_none_of_the_secrets(
     scratch = tmp_path / "scratch"
 
     seen, _ = _sampled_while(
-        lambda: ocr_pages(scan, [1], scratch=scratch, language="nld", max_pages=1, budget_seconds=300)
+        lambda: ocr_pages(
+            scan, [1], scratch=scratch, language="nld", max_pages=1, jobs=1, deadline=time.monotonic() + 300
+        )
     )
 
     names = {name for name, _ in seen.values()}
@@ -209,3 +220,114 @@ def test_libreoffice_loads_nothing_a_document_links_to(tmp_path: Path) -> None:
     assert "Procedure wondzorg met een gekoppelde afbeelding." in text
     assert "op de server" not in text
     assert requests == []
+
+
+def _scan_of_pages(out: Path, count: int) -> Path:
+    """A scan of `count` pages of procedure text (the sample procedures' pages, repeated), slow to OCR."""
+    pages = [page.images[0].image for page in PdfReader(scanned_copy(SAMPLES / "handhygiene.pdf", out)).pages]
+    chosen = [pages[number % len(pages)] for number in range(count)]
+    chosen[0].save(out, save_all=True, append_images=chosen[1:], resolution=200)
+    return out
+
+
+def _tool_processes_in(folder: Path) -> list[str]:
+    """Live processes whose environment points into `folder` (a tool's HOME or TMPDIR there)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.status() == psutil.STATUS_ZOMBIE:
+                continue
+            if any(value.startswith(str(folder)) for value in process.environ().values()):
+                found.append(f"{process.name()} ({process.pid})")
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+@needs_ocr
+def test_a_tool_killed_at_its_deadline_leaves_no_temporary_file_and_no_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    system_temporary = tmp_path / "tmp"
+    system_temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(system_temporary))
+    scan = _scan_of_pages(tmp_path / "scan.pdf", 8)
+    scratch = tmp_path / "scratch"
+
+    result = ocr_pages(
+        scan,
+        list(range(1, 9)),
+        scratch=scratch,
+        language="nld",
+        max_pages=8,
+        jobs=1,
+        deadline=time.monotonic() + 5,
+    )
+
+    assert result.unread == dict.fromkeys(range(1, 9), "de tijd voor OCR was op (PARSE_TIMEOUT_SECONDS)")
+    assert list(system_temporary.iterdir()) == []
+    assert list(scratch.iterdir()) == []
+    assert _tool_processes_in(tmp_path) == []
+
+
+@needs_ocr
+def test_what_the_tools_started_dies_with_a_parsing_child_killed_at_its_timeout(tmp_path: Path) -> None:
+    """The job kills the child with SIGKILL: OCRmyPDF dies with it, and so do the tesseract and gs it started."""
+    scan = _scan_of_pages(tmp_path / "scan.pdf", 8)
+    reading = Reading(
+        tmp_path / "scratch", budget_seconds=600
+    )  # the tools would run past the child's timeout
+    outcome: list[str] = []
+
+    def parse() -> None:
+        with pytest.raises(UnusableFile) as refused:
+            run_isolated(
+                read_pdf,
+                (scan, 10**9, 100, None, frozenset(), None, reading),
+                Limits(timeout_seconds=8, memory_mb=2048),
+                lambda: None,
+            )
+        outcome.append(str(refused.value))
+
+    seen, _ = _sampled_while(parse)
+
+    assert outcome == ["lezen duurde te lang (langer dan 8 seconden): afgebroken"]
+    assert {"ocrmypdf", "tesseract"} & {name for name, _ in seen.values()}, (
+        "OCR was running when it was killed"
+    )
+    assert _tool_processes_in(tmp_path) == []
+
+
+@needs_ocr
+@needs_libreoffice
+def test_conversion_and_ocr_share_one_time_budget(tmp_path: Path) -> None:
+    """A Word file of scanned pages: what conversion took is gone from OCR's time (conversion and OCR together
+    stay within the budget, so the parsing child is not killed first and the job can say which pages OCR left)."""
+    word = scanned_word_file(_scan_of_pages(tmp_path / "scan.pdf", 8), tmp_path / "formulier.docx")
+    started = time.monotonic()
+    convert_to_pdf(word, Kind.docx, tmp_path / "alone", 300)
+    conversion = time.monotonic() - started
+    budget = conversion + 6
+
+    started = time.monotonic()
+    with pytest.raises(UnusableFile, match=r"de tijd voor OCR was op"):
+        read_pdf(
+            word, 10**9, 100, None, frozenset(), None, Reading(tmp_path / "scratch", budget_seconds=budget)
+        )
+    elapsed = time.monotonic() - started
+
+    assert elapsed < budget + conversion / 2, (elapsed, budget, conversion)
+
+
+@needs_ocr
+def test_ocr_reads_only_ocr_jobs_pages_at_a_time(
+    ingest_settings: IngestSettings, index: EmbeddedIndex, minilm: Embedder, tmp_path: Path
+) -> None:
+    """Each page process may take PARSE_MEMORY_MB: OCR_JOBS bounds how many run at once, whatever the cores."""
+    scan = _scan_of_pages(tmp_path / "scan.pdf", 4)
+    settings = ingest_settings.model_copy(update={"ocr_jobs": 1})
+
+    seen, at_once = _sampled_while(lambda: Ingestion(settings, index, lambda: minilm).ingest([scan]))
+
+    assert {"tesseract", "gs"} <= {name for name, _ in seen.values()}
+    assert max(at_once) == 1
