@@ -367,3 +367,14 @@ def test_the_ingest_service_reaps_and_bounds_what_its_converters_start(deploymen
     assert int(ingest["mem_limit"]) == 16 * 1024**3
     assert 0 < ingest["pids_limit"] <= 1024
     assert "OCR_JOBS" in ingest["environment"]
+
+
+def test_the_compose_file_says_how_nginx_finds_the_api_replicas() -> None:
+    """nginx resolves the api at run time (its template's `resolver`), so replicas added or recreated later get
+    requests: the compose file must not tell ops to restart nginx for that."""
+    text = " ".join((REPO_ROOT / "docker-compose.yml").read_text().replace("#", " ").split())
+    template = (REPO_ROOT / "nginx" / "templates" / "vraagbaak.conf.template").read_text()
+
+    assert "resolver ${NGINX_RESOLVER} valid=${NGINX_RESOLVER_VALID}" in template
+    assert "when nginx starts" not in text
+    assert "nginx resolves `api` at run time" in text
