@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: demo test models venv system-packages lint format typecheck pytest clean frontend frontend-test chromium \
-	gpu-check gpu-wheels
+	gpu-check gpu-wheels image-locks
 
 ## Install into .venv, provision the offline models, build the front-end, then run the whole app on localhost
 ## (api.demo: schema, demo login, sample documents, the worker and the API; Ctrl-C stops everything).
@@ -79,6 +79,12 @@ gpu-check: venv
 ## The worker's web packages and peft for a GPU machine that has torch and transformers but no index: into .whl/.
 gpu-wheels:
 	scripts/gpu_wheels.sh .whl
+
+## The images' hashed requirement files (requirements/image-*.txt) from constraints.txt, after changing it: needs
+## PyPI and torch's CPU build (TORCH_CPU_FROM: its index, or a folder holding the official wheel).
+TORCH_CPU_FROM ?= https://download.pytorch.org/whl/cpu
+image-locks: venv
+	$(BIN)/python scripts/lock_image_requirements.py --torch-cpu-from $(TORCH_CPU_FROM)
 
 lint: venv
 	$(BIN)/ruff check .

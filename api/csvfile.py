@@ -1,26 +1,36 @@
-"""The one CSV writer of every export (feedback, feedback as an evaluation set, evaluation reports).
+"""The one CSV writer of every export (feedback, feedback as an evaluation set, evaluation reports, the audit log).
 
 Spreadsheets run a cell that starts with `=`, `+`, `-` or `@` (and, in some, a tab or carriage return) as a
-formula, and these files carry text users typed and PDF titles. Such text cells get a leading `'` (OWASP's advice),
-which spreadsheets show as text; numbers are written as numbers. `restored` undoes it where our own export is
-read back (`python -m research.evaluate` reading the feedback set).
+formula, and these files carry text users typed (login names, questions) and PDF titles. Such text gets a `'`
+(OWASP's advice), which spreadsheets show as text; numbers are written as numbers. A spreadsheet may also split a
+line where our quoting keeps one cell: Excel in the Dutch locale splits on `;` and then reads our quotes and line
+breaks out of step, a tab-separated import splits on tabs. So the `'` goes in front of every piece of a cell that
+could start a cell after such a split: at the cell's start and after each `;`, tab and line break, wherever what
+follows (after any spaces, quotes or `'`) starts like a formula. `restored` undoes exactly that where our own
+export is read back (the evaluator's upload and `python -m research.evaluate` reading the feedback set):
+`restored(inert(text)) == text` for every text.
 """
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Sequence
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PIECE_START = r"(^|[;\t\r\n])"
+_STARTS_LIKE_A_FORMULA = r"(?=['\s\"]*[=+\-@\t\r])"
+_NEEDS_MARK = re.compile(_PIECE_START + _STARTS_LIKE_A_FORMULA)
+_MARKED = re.compile(_PIECE_START + "'" + _STARTS_LIKE_A_FORMULA)
 
 
 def inert(cell: object) -> object:
-    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
-        return "'" + cell
-    return cell
+    """Text with a `'` in front of every piece that would start a cell like a formula; anything else as it is."""
+    return _NEEDS_MARK.sub(r"\1'", cell) if isinstance(cell, str) else cell
 
 
 def restored(cell: str) -> str:
-    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
+    """The text `inert` was given."""
+    return _MARKED.sub(r"\1", cell)
 
 
 def csv_rows(rows: Iterable[Sequence[object]]) -> str:

@@ -5,7 +5,10 @@ found); the original stays the document's file, downloadable. Before LibreOffice
 cheaply is: a zip container (.docx, .odt) that would unpack to more than `MAX_UNPACKED_BYTES`, or at a ratio no
 document has, is refused as a zip bomb; a .docx that is an OLE container is password-protected (Office encrypts
 into an `EncryptedPackage` stream). LibreOffice runs with a profile of its own in a scratch folder (so that
-conversions never share or lock a profile) and is bounded in time (`tools.py`).
+conversions never share or lock a profile) that loads nothing a document links to (no image or section from a URL
+or another file: a document could otherwise make the converter fetch from the hospital's network or copy a local
+file into the PDF that gets indexed) and runs no macro; it is bounded in time and sees none of our environment
+(`tools.py`).
 """
 
 import shutil
@@ -19,6 +22,13 @@ from ingest.tools import ToolTimeout, run_tool
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_RATIO = 200
 SOFFICE = "soffice"
+SCRIPTING = "/org.openoffice.Office.Common/Security/Scripting"
+PROFILE_SETTINGS = {
+    (SCRIPTING, "BlockUntrustedRefererLinks"): "true",  # nothing a document links to is loaded
+    (SCRIPTING, "DisableMacrosExecution"): "true",
+    (SCRIPTING, "MacroSecurityLevel"): "3",
+    ("/org.openoffice.Office.Writer/Content/Update", "Link"): "2",  # links are never updated
+}
 NOT_INSTALLED = (
     "Word- en OpenDocument-bestanden kunnen hier niet worden omgezet: LibreOffice "
     "(libreoffice-writer-nogui) is niet geïnstalleerd"
@@ -39,7 +49,7 @@ def convert_to_pdf(source: Path, kind: Kind, scratch: Path, timeout: float) -> P
     shutil.copyfile(source, copy)
     arguments = [
         SOFFICE,
-        f"-env:UserInstallation={(scratch / 'profile').as_uri()}",
+        f"-env:UserInstallation={_profile(scratch / 'profile').as_uri()}",
         "--headless",
         "--norestore",
         "--nolockcheck",
@@ -50,7 +60,7 @@ def convert_to_pdf(source: Path, kind: Kind, scratch: Path, timeout: float) -> P
         str(copy),
     ]
     try:
-        result = run_tool(arguments, timeout, cwd=scratch)
+        result = run_tool(arguments, timeout, scratch)
     except ToolTimeout as error:
         raise UnusableFile(f"omzetten naar PDF afgebroken: {error}") from error
     converted = scratch / "document.pdf"
@@ -60,6 +70,22 @@ def convert_to_pdf(source: Path, kind: Kind, scratch: Path, timeout: float) -> P
             f"(beschadigd, met een wachtwoord beveiligd of een ander formaat; exitcode {result.returncode})"
         )
     return converted
+
+
+def _profile(folder: Path) -> Path:
+    """A LibreOffice profile in `folder` with `PROFILE_SETTINGS` (LibreOffice fills in the rest at start)."""
+    items = "".join(
+        f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse"><value>{value}</value></prop></item>\n'
+        for (path, name), value in PROFILE_SETTINGS.items()
+    )
+    settings = folder / "user" / "registrymodifications.xcu"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<oor:items xmlns:oor="http://openoffice.org/2001/registry">\n{items}</oor:items>\n',
+        encoding="utf-8",
+    )
+    return folder
 
 
 def _check_container(source: Path, kind: Kind) -> None:

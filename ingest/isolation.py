@@ -5,6 +5,9 @@ hours or grow until the kernel kills the process. Parsing therefore happens in a
 that runs the job (nor in the API process, where the embedded install runs the job worker on a thread):
 - the child gets an address-space limit (RLIMIT_AS) and a CPU-time limit (RLIMIT_CPU) just above the timeout,
   and a thread that ends it when the job's process is gone, so nothing survives a killed job;
+- the child leads a session of its own, which every program it runs (LibreOffice, OCRmyPDF: `tools.py`) and what
+  those start (tesseract, gs) stay in: when the child is gone, killed or not, the session is swept, so no
+  grandchild is left running without a parent;
 - the parent waits in short slices, calling `tick` (the job's heartbeat) while it waits, kills the child at the
   timeout and always reaps it (no zombies);
 - children come from a fork server that has imported the parser once, so a child starts in milliseconds.
@@ -24,6 +27,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
 from ingest.pdf_reader import UnusableFile
+from ingest.tools import end_session
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +55,8 @@ def run_isolated(
     receiver, sender = _CONTEXT.Pipe(duplex=False)
     child = _CONTEXT.Process(target=_child, args=(sender, function, arguments, limits), daemon=True)
     child.start()
+    session = child.pid  # the child's session: it calls setsid() first
+    assert session is not None  # started
     sender.close()
     try:
         answer = _wait(receiver, child, limits.timeout_seconds, tick)
@@ -59,6 +65,7 @@ def run_isolated(
         if child.is_alive():
             child.kill()
         child.join()
+        end_session(session)
         child.close()
     kind, value = answer
     if kind == "ok":
@@ -90,6 +97,7 @@ def _wait(receiver: Connection, child: Any, timeout: float, tick: Callable[[], N
 def _child(
     sender: Connection, function: Callable[..., Any], arguments: tuple[Any, ...], limits: Limits
 ) -> None:
+    os.setsid()
     _bound(limits)
     threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
     try:
@@ -119,4 +127,5 @@ def _exit_with_parent() -> None:
     parent = multiprocessing.parent_process()
     if parent is not None:
         wait([parent.sentinel])
+        end_session(os.getpid())
         os._exit(1)

@@ -2,7 +2,9 @@
 
 Only pages without a text layer that show an image are read (`--skip-text` leaves pages with text as they are).
 Pages are read in batches, each batch's output the next one's input, until every page is read, the page cap is
-reached or the time budget is spent: a long scan is read as far as the budget goes, and the pages left are named.
+reached or the deadline (what the file's conversion left of its budget) has passed: a long scan is read as far as
+the budget goes, and the pages left are named. OCRmyPDF reads `jobs` pages at a time, one process each: every
+process may take the parsing child's address space, so `jobs` bounds what one file's OCR may hold.
 The OCR'd copy keeps the scan's images with an invisible text layer over them, so the viewer shows the scan and
 finds the passage in that layer. Where OCRmyPDF or the language is not installed, nothing is read and the reason
 says so.
@@ -51,15 +53,22 @@ def missing(language: str) -> str | None:
 
 
 def ocr_pages(
-    pdf: Path, pages: list[int], *, scratch: Path, language: str, max_pages: int, budget_seconds: float
+    pdf: Path,
+    pages: list[int],
+    *,
+    scratch: Path,
+    language: str,
+    max_pages: int,
+    jobs: int,
+    deadline: float,
 ) -> OcrResult:
-    """OCR `pages` (1-based) of `pdf` into a copy in `scratch`, at most `max_pages` of them, within the budget."""
+    """OCR `pages` (1-based) of `pdf` into a copy in `scratch`, at most `max_pages` of them, `jobs` at a time, until
+    `deadline` (`time.monotonic()`)."""
     reason = missing(language) if max_pages > 0 else "OCR staat uit (OCR_MAX_PAGES=0)"
     if reason is not None:
         return OcrResult(None, unread=dict.fromkeys(pages, reason))
     unread = dict.fromkeys(pages[max_pages:], f"meer dan {max_pages} pagina's om te OCR'en (OCR_MAX_PAGES)")
     todo = pages[:max_pages]
-    deadline = time.monotonic() + budget_seconds
     scratch.mkdir(parents=True, exist_ok=True)
     current, read = pdf, []
     for start in range(0, len(todo), BATCH_PAGES):
@@ -69,7 +78,7 @@ def ocr_pages(
             unread |= dict.fromkeys(todo[start:], "de tijd voor OCR was op (PARSE_TIMEOUT_SECONDS)")
             break
         output = scratch / f"ocr-{start}.pdf"
-        problem = _run(current, batch, output, language, left)
+        problem = _run(current, batch, output, language, jobs, left)
         if problem is not None:
             unread |= dict.fromkeys(batch, problem)
             continue
@@ -78,11 +87,15 @@ def ocr_pages(
     return OcrResult(current if read else None, tuple(read), unread)
 
 
-def _run(source: Path, pages: list[int], output: Path, language: str, timeout: float) -> str | None:
+def _run(
+    source: Path, pages: list[int], output: Path, language: str, jobs: int, timeout: float
+) -> str | None:
     arguments = [
         OCRMYPDF,
         "--language",
         language,
+        "--jobs",
+        str(jobs),
         "--skip-text",
         "--output-type",
         "pdf",
@@ -94,7 +107,7 @@ def _run(source: Path, pages: list[int], output: Path, language: str, timeout: f
         str(output),
     ]
     try:
-        result = run_tool(arguments, timeout, cwd=output.parent)
+        result = run_tool(arguments, timeout, output.parent)
     except ToolTimeout:
         return "de tijd voor OCR was op (PARSE_TIMEOUT_SECONDS)"
     if result.returncode != 0 or not output.is_file():

@@ -7,6 +7,7 @@ gives the room for it (`Reading`), and then read from the OCR'd copy, whose invi
 (elsewhere, invisible text is removed as hidden text). The converted or OCR'd PDF is what the viewer shows.
 """
 
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -46,12 +47,13 @@ Ocr = Callable[[list[int]], OcrResult]
 @dataclass(frozen=True)
 class Reading:
     """Room for converting and OCR'ing one file: a scratch folder (the caller removes it), the OCR language, how
-    many pages OCR may read and the seconds conversion and OCR may take in all."""
+    many pages OCR may read, how many at a time, and the seconds conversion and OCR may take together."""
 
     scratch: Path
     ocr_language: str = "nld"
     ocr_max_pages: int = 100
     budget_seconds: float = 300.0
+    ocr_jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,9 @@ def read_pdf(
     """Open and parse a file (a PDF, or a Word or OpenDocument file converted to one), refusing one with more
     than `max_pages` pages before reading any page (run in a bounded child process by the job runner:
     `isolation.py`); `source`: the name the document goes by when `path` is a stored upload of our naming;
-    `reading`: room to convert and OCR (None: neither, scanned pages stay unread)."""
+    `reading`: room to convert and OCR (None: neither, scanned pages stay unread); OCR gets what conversion left
+    of its budget."""
+    deadline = time.monotonic() + (reading.budget_seconds if reading is not None else 0.0)
     name = source or path
     kind = kind_of(path, name.name)
     if kind is None and name.suffix.lower() != Kind.pdf.suffix:
@@ -175,7 +179,7 @@ def read_pdf(
         if reading is None:
             raise UnusableFile(f"een {kind.value}-bestand moet eerst naar PDF worden omgezet")
         _check_size(path, max_bytes)
-        converted = convert_to_pdf(path, kind, reading.scratch / "convert", reading.budget_seconds)
+        converted = convert_to_pdf(path, kind, reading.scratch / "convert", deadline - time.monotonic())
         pdf_path = converted
     ocr = None
     if reading is not None:
@@ -185,7 +189,8 @@ def read_pdf(
             scratch=reading.scratch,
             language=reading.ocr_language,
             max_pages=reading.ocr_max_pages,
-            budget_seconds=reading.budget_seconds,
+            jobs=reading.ocr_jobs,
+            deadline=deadline,
         )
     with open_pdf(pdf_path, max_bytes) as pdf:
         if pdf.page_count > max_pages:

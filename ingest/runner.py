@@ -238,6 +238,7 @@ class Ingestion:
             self.settings.ocr_language,
             self.settings.ocr_max_pages,
             self.settings.parse_timeout_seconds * TOOL_SHARE,
+            self.settings.ocr_jobs,
         )
         arguments = (
             Path(file.stored),

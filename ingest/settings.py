@@ -66,6 +66,13 @@ class IngestSettings(BaseSettings):
     ocr_max_pages: int = Field(
         100, ge=0, description="Scanned pages OCR reads per file at most (0 = no OCR); the rest stay flagged."
     )
+    ocr_jobs: int = Field(
+        2,
+        ge=1,
+        le=16,
+        description="Pages OCRmyPDF reads at a time (its --jobs), one Tesseract or Ghostscript process each; every "
+        "process may use PARSE_MEMORY_MB, so one file holds up to (OCR_JOBS + 2) x PARSE_MEMORY_MB.",
+    )
     parse_attempts: int = Field(
         2,
         ge=1,

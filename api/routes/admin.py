@@ -55,7 +55,10 @@ def upload(
 
 
 @router.post(
-    "/documents/{document_id}/version", status_code=status.HTTP_201_CREATED, responses=_UPLOAD_ERRORS
+    "/documents/{document_id}/version",
+    status_code=status.HTTP_201_CREATED,
+    responses=_UPLOAD_ERRORS
+    | {409: {"description": "the document lives in a folder `ingest run` reads: replace the file there"}},
 )
 def upload_version(
     document_id: DocumentId,
@@ -65,8 +68,9 @@ def upload_version(
     db: SessionDep,
     settings: SettingsDep,
 ) -> JobCreated:
-    """The admin chose to replace this document ("vervang"): the file becomes its new version whatever its name."""
-    source = admin.replaceable_source(db, document_id)
+    """The admin chose to replace this uploaded document ("vervang"): the file becomes its new version whatever its
+    name. A document from a folder `ingest run` reads is replaced in that folder (409 says so)."""
+    source = admin.replaceable_source(db, document_id, settings.upload_dir)
     stored = uploads.store_uploads(
         [uploads.Upload(file.filename, file.file)],
         settings.upload_dir,

@@ -1,21 +1,15 @@
-"""The API's own description for people writing scripts against it: the OpenAPI document and its Swagger page,
-for signed-in users only (anonymous callers learn nothing of the routes)."""
+"""The API's own description for people writing scripts against it: the OpenAPI document, for signed-in users only
+(anonymous callers learn nothing of the routes). There is no Swagger page: it loaded its code from a CDN, which
+would run with the user's session; read the document with your own OpenAPI tool."""
 
 from fastapi import APIRouter, Request
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import JSONResponse
 
 from api.deps import CurrentUser
 
 router = APIRouter(prefix="/api", include_in_schema=False)
-OPENAPI_PATH = "/api/openapi.json"  # as FastAPI would serve it
 
 
 @router.get("/openapi.json")
 async def openapi(request: Request, _user: CurrentUser) -> JSONResponse:
     return JSONResponse(request.app.openapi())
-
-
-@router.get("/docs")
-async def swagger_page(request: Request, _user: CurrentUser) -> HTMLResponse:
-    return get_swagger_ui_html(openapi_url=OPENAPI_PATH, title=f"{request.app.title} – API")

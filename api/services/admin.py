@@ -16,6 +16,11 @@ JOB_NOT_FOUND = "Taak niet gevonden."
 USER_NOT_FOUND = "Gebruiker niet gevonden."
 TOKEN_NOT_FOUND = "Token niet gevonden."
 KEEP_YOURSELF = "Je kunt je eigen account niet uitschakelen of je eigen beheerdersrol afnemen."
+IN_A_FOLDER = (
+    "{name} komt uit de documentmap {folder}, die `python -m ingest run` inleest: vervang het bestand daar. "
+    "Een nieuwe versie die hier wordt geüpload, zou bij de volgende run over die map weer door het bestand "
+    "uit de map worden vervangen."
+)
 
 
 def queue_job(
@@ -45,10 +50,17 @@ def delete(db: Session, database_url: str, index: SearchIndex, upload_dir: Path,
             path.unlink(missing_ok=True)
 
 
-def replaceable_source(db: Session, document_id: str) -> Path:
-    """The path a new version of the document goes by (it keeps the document's place: search, sources)."""
-    path = Path(documents.get_document(db, document_id).source_path)
+def replaceable_source(db: Session, document_id: str, upload_dir: Path) -> Path:
+    """The path a new version of the document goes by (it keeps the document's place: search, sources).
+
+    Only an uploaded document takes a version here: one that lives in a folder `python -m ingest run` reads has
+    that folder's file as its source, and the next run over the folder would put the file's bytes back in search
+    over the version uploaded here (`Conflict`, saying where to replace it instead)."""
+    document = documents.get_document(db, document_id)
+    path, name = Path(document.source_path), document.file_name
     db.rollback()
+    if not path.resolve().is_relative_to(upload_dir.resolve()):
+        raise Conflict(IN_A_FOLDER.format(name=name, folder=path.parent))
     return path
 
 

@@ -1,8 +1,12 @@
 """The health route: anonymous callers learn only that the process serves (no database, index or worker is asked,
 no count or error class is shown); signed-in users see what the chat needs (database up, workers ready); admins
-also see the index's counts and the error classes. The API's own description (OpenAPI, Swagger) needs sign-in."""
+also see the index's counts and the error classes. The API's own description (OpenAPI) needs sign-in, and no page
+the API serves loads anything from another host."""
+
+import re
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from api.app import create_app
@@ -11,8 +15,12 @@ from api.settings import ApiSettings
 from ingest.jobs import JobSummary
 from speculative.worker.process import free_port
 from tests.api.conftest import SignIn
+from tests.api.test_route_auth import app_routes
 
 UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+ANOTHER_HOST = re.compile(
+    r"""(?:src|href)\s*=\s*["']?(?:https?:)?//[^"'\s>]+|url\(\s*["']?(?:https?:)?//""", re.I
+)
 
 
 @pytest.fixture
@@ -72,6 +80,18 @@ def test_the_api_description_needs_a_signed_in_user(client: TestClient, sign_in:
     ann = sign_in("ann", Role.clinician)
 
     assert client.get("/api/openapi.json").status_code == 401
-    assert client.get("/api/docs").status_code == 401
     assert "/api/conversations" in ann.get("/api/openapi.json").json()["paths"]
-    assert "swagger" in ann.get("/api/docs").text.lower()
+
+
+def test_no_page_the_api_serves_loads_anything_from_another_host(app: FastAPI, sign_in: SignIn) -> None:
+    """A page that takes a script from a CDN runs that CDN's code with the signed-in user's session: the Swagger
+    page did (without integrity), so it is gone; scripts' authors read /api/openapi.json with their own tools."""
+    everyone = sign_in("ann", Role.clinician, Role.admin, Role.evaluator)
+    pages = {}
+    for method, path in sorted(app_routes(app)):
+        response = everyone.get(path) if method == "GET" and "{" not in path else None
+        if response is not None and response.headers.get("content-type", "").startswith("text/html"):
+            pages[path] = ANOTHER_HOST.findall(response.text)
+
+    assert {path: found for path, found in pages.items() if found} == {}
+    assert everyone.get("/api/docs").status_code == 404

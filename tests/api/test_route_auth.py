@@ -41,7 +41,6 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/auth/oidc/login"): Rule.PUBLIC,
     ("GET", "/api/auth/oidc/callback"): Rule.PUBLIC,
     ("GET", "/api/openapi.json"): Rule.USER,
-    ("GET", "/api/docs"): Rule.USER,
     ("POST", "/api/auth/logout"): Rule.USER,
     ("GET", "/api/auth/me"): Rule.USER,
     ("GET", "/api/conversations"): Rule.CLINICIAN,

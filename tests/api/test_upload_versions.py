@@ -1,6 +1,7 @@
 """A file uploaded again under the same name is a new version: until its job has indexed it, the viewer keeps
 showing the version the searchable chunks came from; the job swaps them; a failed job keeps the old one live.
-Stored copies are named by us, never by the client."""
+Stored copies are named by us, never by the client. A document from a folder that `ingest run` reads is replaced
+in that folder, never by an upload (the next run over the folder would put the folder's file back)."""
 
 import re
 from pathlib import Path
@@ -10,7 +11,10 @@ from fastapi.testclient import TestClient
 from api.models import Role
 from api.settings import ApiSettings
 from ingest.embedding import Embedder
+from ingest.jobs import JobSummary
 from ingest.models import FileStatus
+from ingest.runner import Ingestion
+from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.api.conftest import SAMPLES, SignIn, run_queued_jobs
 
@@ -35,6 +39,15 @@ def _only_document(admin: TestClient) -> str:
 
 def _copies(settings: ApiSettings) -> list[Path]:
     return [path for path in settings.upload_dir.rglob("*") if path.is_file()]
+
+
+def _folder_run(settings: IngestSettings, minilm: Embedder, folder: Path) -> JobSummary:
+    """What `python -m ingest run FOLDER` does."""
+    index = EmbeddedIndex(settings.index_dir, settings.embedding_model)
+    try:
+        return Ingestion(settings, index, lambda: minilm).ingest([folder])
+    finally:
+        index.close()
 
 
 def test_the_viewer_shows_the_indexed_version_until_the_new_version_is_indexed(
@@ -90,3 +103,40 @@ def test_stored_copies_are_named_by_us(sign_in: SignIn, api_settings: ApiSetting
     (copy,) = _copies(api_settings)
     assert OUR_NAME.fullmatch(copy.name), copy.name
     assert copy.resolve().is_relative_to(api_settings.upload_dir.resolve())
+
+
+def test_a_document_from_a_folder_run_is_replaced_in_its_folder_not_by_an_upload(
+    sign_in: SignIn,
+    api_settings: ApiSettings,
+    ingest_settings: IngestSettings,
+    minilm: Embedder,
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    (folder / NAME).write_bytes(VERSION_ONE)
+    _folder_run(ingest_settings, minilm, folder)
+    admin = sign_in("root", Role.admin)
+    document = _only_document(admin)
+
+    response = admin.post(
+        f"/api/admin/documents/{document}/version",
+        files={"file": ("bloedafname-nieuw.pdf", VERSION_TWO, "application/pdf")},
+    )
+
+    assert response.status_code == 409
+    assert response.json()["detail"] == (
+        f"{NAME} komt uit de documentmap {folder}, die `python -m ingest run` inleest: vervang het bestand "
+        "daar. Een nieuwe versie die hier wordt geüpload, zou bij de volgende run over die map weer door het "
+        "bestand uit de map worden vervangen."
+    )
+    assert _copies(api_settings) == []
+    (again,) = _folder_run(ingest_settings, minilm, folder).files
+    assert again.status == FileStatus.skipped
+    assert admin.get(f"/api/documents/{_only_document(admin)}/file").content == VERSION_ONE
+
+    (folder / NAME).write_bytes(VERSION_TWO)  # replaced where it lives
+    (replaced,) = _folder_run(ingest_settings, minilm, folder).files
+
+    assert replaced.status == FileStatus.indexed
+    assert admin.get(f"/api/documents/{_only_document(admin)}/file").content == VERSION_TWO

@@ -1,8 +1,11 @@
 """The production compose file, checked with the real Docker Compose v2 (no Docker engine needed) and the code.
 
-What a running stack would show and can be proved here: the file validates with `.env.example`; only nginx
-publishes ports; nginx shares no network with the worker or the databases; each service starts a command that exists; each service is given every setting its code reads
-and no secret its code does not read; the stack waits on health, restarts, and reserves a GPU for the worker.
+What a running stack would show and can be proved here: the file validates with `.env.example` once the image
+digests are recorded; only nginx publishes ports; nginx shares no network with the worker or the databases; each
+service starts a command that exists; each service is given every setting its code reads and no secret its code
+does not read; the stack waits on health, restarts, and reserves a GPU for the worker; every container runs
+confined (no capability it does not need, a read-only root, memory and process limits, an init process) from
+images pinned by digest.
 """
 
 import importlib.util
@@ -47,6 +50,26 @@ SECRETS = {
     "OIDC_CLIENT_SECRET": "oidc-secret-4c1d",
     "WORKER_TOKEN": "worker-secret-3b9e",
 }
+# The image digests ops record in .env (docs/operations.md, "Security"): required, like the secrets.
+DIGESTS = {
+    name: f"sha256:{index:064x}"
+    for index, name in enumerate(
+        [
+            "POSTGRES_IMAGE_DIGEST",
+            "WEAVIATE_IMAGE_DIGEST",
+            "PYTHON_IMAGE_DIGEST",
+            "NODE_IMAGE_DIGEST",
+            "NGINX_IMAGE_DIGEST",
+        ],
+        start=1,
+    )
+}
+# The capabilities a service's start needs back (its image's entrypoint runs as root); the others need none.
+CAPABILITIES = {
+    "postgres": {"CHOWN", "DAC_READ_SEARCH", "FOWNER", "SETGID", "SETUID"},
+    "nginx": {"CHOWN", "DAC_READ_SEARCH", "SETGID", "SETUID"},
+}
+WRITABLE_ROOT = {"models"}  # a one-shot download whose temporary files are as large as the models
 # Where each secret may go, and only there.
 SECRET_HOLDERS = {
     "POSTGRES_PASSWORD": {"postgres", "api", "reports", "ingest"},
@@ -60,9 +83,11 @@ SECRET_HOLDERS = {
 
 @pytest.fixture
 def deployment(tmp_path: Path) -> Path:
-    """A deployment folder as ops prepare it: the compose file and `.env` copied from `.env.example`."""
+    """A deployment folder as ops prepare it: the compose file, and `.env` copied from `.env.example` with the
+    image digests recorded."""
     shutil.copy(REPO_ROOT / "docker-compose.yml", tmp_path / "docker-compose.yml")
     shutil.copy(REPO_ROOT / ".env.example", tmp_path / ".env")
+    _set_env(tmp_path, DIGESTS)
     return tmp_path
 
 
@@ -107,7 +132,11 @@ def test_only_nginx_publishes_ports_http_and_https(deployment: Path) -> None:
     published = {name: service["ports"] for name, service in services.items() if service.get("ports")}
 
     assert set(published) == {"nginx"}
-    assert {(port["target"], port["published"]) for port in published["nginx"]} == {(443, "443"), (80, "80")}
+    # nginx listens on unprivileged ports in its container.
+    assert {(port["target"], port["published"]) for port in published["nginx"]} == {
+        (8443, "443"),
+        (8080, "80"),
+    }
 
 
 @pytest.mark.parametrize(
@@ -286,7 +315,7 @@ def test_weaviate_is_pinned_persistent_authenticated_without_vectorizer_or_telem
     weaviate = _services(deployment)["weaviate"]
     environment = _environment(weaviate)
 
-    assert weaviate["image"].rsplit(":", 1)[1].count(".") == 2
+    assert weaviate["image"].split("@")[0].rsplit(":", 1)[1].count(".") == 2
     assert environment["PERSISTENCE_DATA_PATH"] in {mount["target"] for mount in weaviate["volumes"]}
     assert environment["DEFAULT_VECTORIZER_MODULE"] == "none"
     assert "text2vec" not in environment["ENABLE_MODULES"]
@@ -354,3 +383,92 @@ def test_reports_run_in_their_own_service_which_alone_writes_them(deployment: Pa
     assert report_mounts("api") == {("reports", True)}
     assert report_mounts("reports") == {("reports", False)}
     assert services["reports"]["restart"] == "unless-stopped"
+
+
+def test_the_ingest_service_reaps_and_bounds_what_its_converters_start(deployment: Path) -> None:
+    """LibreOffice and OCRmyPDF (with its tesseract and gs) run in ingest: an init process reaps what a killed tool
+    leaves, and the container is bounded in memory (each process alone is bounded by PARSE_MEMORY_MB) and in
+    processes."""
+    _set_env(deployment, {"INGEST_MEMORY_LIMIT": "16g"})
+    ingest = _services(deployment)["ingest"]
+
+    assert ingest["init"] is True
+    assert int(ingest["mem_limit"]) == 16 * 1024**3
+    assert 0 < ingest["pids_limit"] <= 1024
+    assert "OCR_JOBS" in ingest["environment"]
+
+
+def test_the_compose_file_says_how_nginx_finds_the_api_replicas() -> None:
+    """nginx resolves the api at run time (its template's `resolver`), so replicas added or recreated later get
+    requests: the compose file must not tell ops to restart nginx for that."""
+    text = " ".join((REPO_ROOT / "docker-compose.yml").read_text().replace("#", " ").split())
+    template = (REPO_ROOT / "nginx" / "templates" / "vraagbaak.conf.template").read_text()
+
+    assert "resolver ${NGINX_RESOLVER} valid=${NGINX_RESOLVER_VALID}" in template
+    assert "when nginx starts" not in text
+    assert "nginx resolves `api` at run time" in text
+
+
+@pytest.mark.parametrize("digest", sorted(DIGESTS))
+def test_compose_refuses_to_start_without_an_image_digest(deployment: Path, digest: str) -> None:
+    env = (deployment / ".env").read_text()
+    (deployment / ".env").write_text(
+        "\n".join(line for line in env.splitlines() if not line.startswith(f"{digest}="))
+    )
+
+    result = _compose_config(deployment)
+
+    assert result.returncode != 0
+    assert digest in result.stderr
+
+
+def test_every_image_is_pinned_by_tag_and_digest(deployment: Path) -> None:
+    services = _services(deployment)
+
+    pulled = {name: service["image"] for name, service in services.items() if "image" in service}
+    built = {
+        name: service["build"].get("args", {}) for name, service in services.items() if "build" in service
+    }
+
+    assert pulled == {
+        "postgres": f"postgres:16.10-bookworm@{DIGESTS['POSTGRES_IMAGE_DIGEST']}",
+        "weaviate": f"cr.weaviate.io/semitechnologies/weaviate:1.38.0@{DIGESTS['WEAVIATE_IMAGE_DIGEST']}",
+    }
+    assert built.pop("nginx") == {name: DIGESTS[name] for name in ("NODE_IMAGE_DIGEST", "NGINX_IMAGE_DIGEST")}
+    assert built == {key: {"PYTHON_IMAGE_DIGEST": DIGESTS["PYTHON_IMAGE_DIGEST"]} for key in built}
+
+
+def test_every_service_drops_every_capability_and_gets_no_new_privileges(deployment: Path) -> None:
+    services = _services(deployment)
+
+    dropped = {name: service.get("cap_drop") for name, service in services.items()}
+    added = {name: set(service.get("cap_add", [])) for name, service in services.items()}
+
+    assert dropped == {key: ["ALL"] for key in services}
+    assert added == {name: CAPABILITIES.get(name, set()) for name in services}
+    assert all("no-new-privileges:true" in service["security_opt"] for service in services.values())
+
+
+def test_every_long_running_service_has_a_read_only_root_and_its_scratch_in_tmpfs(deployment: Path) -> None:
+    services = _services(deployment)
+
+    read_only = {name for name, service in services.items() if service.get("read_only")}
+    scratch = {name: service.get("tmpfs", []) for name, service in services.items() if name in read_only}
+
+    assert read_only == set(services) - WRITABLE_ROOT
+    assert all(any(path.split(":")[0] == "/tmp" for path in paths) for paths in scratch.values()), scratch
+    assert {"/var/run/postgresql", "/tmp"} <= set(scratch["postgres"])
+    assert {"/etc/nginx/conf.d", "/var/cache/nginx", "/var/run"} <= set(scratch["nginx"])
+
+
+def test_every_service_is_bounded_in_memory_and_processes_and_reaps_its_children(deployment: Path) -> None:
+    services = _services(deployment)
+
+    unbounded = {
+        name: [key for key in ("mem_limit", "pids_limit") if not service.get(key)]
+        for name, service in services.items()
+    }
+
+    assert {name: keys for name, keys in unbounded.items() if keys} == {}
+    assert all(service.get("init") is True for service in services.values())
+    assert all(0 < service["pids_limit"] <= 1024 for service in services.values())

@@ -1,7 +1,9 @@
-"""The Dockerfiles: pinned bases, unprivileged Python services, CUDA torch only in the worker, a tight build context."""
+"""The Dockerfiles: bases pinned by tag and digest, Debian packages by version, every Python package by version and
+hash; unprivileged Python services, CUDA torch only in the worker, a tight build context."""
 
 import fnmatch
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,7 +11,12 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILES = [REPO_ROOT / "Dockerfile", REPO_ROOT / "nginx" / "Dockerfile"]
-PINNED_TAG = re.compile(r"^[^:@]+:\d+\.\d+\.\d+[-\w.]*$")
+PINNED = re.compile(r"^[^:@]+:\d+\.\d+\.\d+[-\w.]*@\$\{(?P<digest>[A-Z]+_IMAGE_DIGEST)\}$")
+LOCKS = REPO_ROOT / "requirements"
+LOCKED = re.compile(
+    r"^(?P<name>[a-z0-9][a-z0-9._-]*)==(?P<version>\S+) \\\n    --hash=sha256:[0-9a-f]{64}$", re.M
+)
+APT_PACKAGE = re.compile(r"^[a-z0-9][a-z0-9.+-]*=[0-9][\w.+:~-]*$")
 
 
 @dataclass
@@ -57,13 +64,16 @@ def docker_ignores(path: str) -> bool:
 
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda path: str(path.relative_to(REPO_ROOT)))
-def test_every_base_image_is_pinned_to_a_patch_version(dockerfile: Path) -> None:
+def test_every_base_image_is_pinned_to_a_patch_version_and_a_digest(dockerfile: Path) -> None:
+    """The digest is a build argument docker-compose.yml requires from .env (tests/deploy/test_compose.py)."""
     bases = [stage.base for stage in stages(dockerfile).values()]
-    local = set(stages(dockerfile))
+    external = [base for base in bases if base not in set(stages(dockerfile))]
+    declared = re.findall(r"^ARG (\w+)$", dockerfile.read_text().partition("\nFROM ")[0], re.M)
 
-    unpinned = [base for base in bases if base not in local and not PINNED_TAG.match(base)]
+    pinned = [match["digest"] for base in external if (match := PINNED.match(base))]
 
-    assert unpinned == []
+    assert len(pinned) == len(external), external
+    assert sorted(pinned) == sorted(declared)
 
 
 @pytest.mark.parametrize("target", ["app", "worker"])
@@ -77,26 +87,103 @@ def test_the_python_images_run_as_an_unprivileged_user(target: str) -> None:
     assert stage.instructions[-1][0] in {"USER", "EXPOSE"}  # nothing after it runs as root
 
 
+def _locked(name: str) -> dict[str, str]:
+    """A hashed requirement file's packages and versions (every entry holds a sha256: the pattern says so)."""
+    text = (LOCKS / name).read_text(encoding="utf-8")
+    entries = [line for line in text.splitlines() if line and not line.startswith(("#", " "))]
+    locked = {_canonical(match["name"]): match["version"] for match in LOCKED.finditer(text)}
+    assert len(locked) == len(entries), f"{name}: an entry without its hash"
+    return locked
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pip_commands(stage: Stage) -> list[str]:
+    return [part.strip() for run in stage.arguments("RUN") for part in run.split("&&") if "pip " in part]
+
+
 def test_only_the_worker_installs_the_cuda_build_of_torch() -> None:
     all_stages = stages(REPO_ROOT / "Dockerfile")
-    torch_installs = {
-        name: [run for run in stage.arguments("RUN") if "torch==" in run]
-        for name, stage in all_stages.items()
+
+    assert _locked("image-app.txt")["torch"] == "2.13.0+cpu"
+    assert _locked("image-worker.txt")["torch"] == "2.13.0"
+    assert not any(name.startswith("nvidia-") for name in _locked("image-app.txt"))
+    assert any(
+        "image-app.txt" in command and "whl/cpu" in command for command in _pip_commands(all_stages["app"])
+    )
+    assert not any("whl/cpu" in command for command in _pip_commands(all_stages["worker"]))
+
+
+def test_every_pip_install_checks_hashes_or_installs_what_the_build_made() -> None:
+    """Packages come from the hashed requirement files; the wheels stage builds hnswlib (no wheel) from its hashed
+    source; the project itself is copied in and installed without its dependencies (they are installed already)."""
+    commands = [
+        command for stage in stages(REPO_ROOT / "Dockerfile").values() for command in _pip_commands(stage)
+    ]
+    own_build = {"pip install --no-deps /wheels/*.whl", "pip install --no-deps --no-build-isolation ."}
+
+    unchecked = [
+        command
+        for command in commands
+        if command not in own_build
+        and not re.search(r"--require-hashes .*-r requirements/image-\w+\.txt", command)
+    ]
+
+    assert len(commands) >= 6
+    assert unchecked == []
+
+
+@pytest.mark.parametrize(
+    "lock", ["image-app.txt", "image-worker.txt", "image-build.txt", "image-sources.txt"]
+)
+def test_the_hashed_requirements_agree_with_constraints_txt(lock: str) -> None:
+    """`make image-locks` writes them from constraints.txt: a pin changed there and not here fails."""
+    pins = {
+        _canonical(name): version
+        for name, version in (
+            line.split("==", 1)
+            for line in (REPO_ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#")
+        )
     }
 
-    assert torch_installs["worker"] and torch_installs["app"]
-    assert all("download.pytorch.org/whl/cpu" in run for run in torch_installs["app"])
-    assert not any("whl/cpu" in run for run in torch_installs["worker"])
-    assert not torch_installs.get("base")
+    locked = _locked(lock)
+    disagree = {
+        name: (version, pins[name])
+        for name, version in locked.items()
+        if name in pins and version.split("+")[0] != pins[name]
+    }
+
+    assert locked
+    assert disagree == {}
 
 
-def test_every_pip_install_uses_the_constraints_file() -> None:
-    runs = [run for stage in stages(REPO_ROOT / "Dockerfile").values() for run in stage.arguments("RUN")]
+def test_every_runtime_dependency_is_in_both_images() -> None:
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    needed = {
+        re.split(r"[\s\[<>=!~;]", requirement, maxsplit=1)[0].lower()
+        for requirement in project["dependencies"]
+    }
+    built = set(_locked("image-sources.txt"))
 
-    installs = [part for run in runs for part in run.split("&&") if "pip install" in part]
+    for image in ("image-app.txt", "image-worker.txt"):
+        assert sorted(needed - set(_locked(image)) - built) == [], image
 
-    assert installs
-    assert all("-c constraints.txt" in install for install in installs), installs
+
+@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda path: str(path.relative_to(REPO_ROOT)))
+def test_every_debian_package_is_pinned_to_a_version(dockerfile: Path) -> None:
+    installs = [
+        part.split("apt-get install", 1)[1].split()
+        for stage in stages(dockerfile).values()
+        for run in stage.arguments("RUN")
+        for part in run.split("&&")
+        if "apt-get install" in part
+    ]
+    packages = [word for words in installs for word in words if not word.startswith("-")]
+
+    assert [package for package in packages if not APT_PACKAGE.match(package)] == []
 
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda path: str(path.relative_to(REPO_ROOT)))

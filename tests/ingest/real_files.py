@@ -10,7 +10,9 @@ import msoffcrypto
 from docx import Document
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
 from docx.oxml.ns import qn
+from docx.shared import Inches
 from PIL import Image
+from pypdf import PdfReader
 
 from research.ingest_bench.conversion import scan_of
 
@@ -57,6 +59,20 @@ def word_procedure(out: Path) -> Path:
         for cell, text in zip(row.cells, cells, strict=True):
             cell.text = text
     document.add_paragraph("Bij twijfel overleg je met de apotheker van dienst.")
+    document.save(str(out))
+    return out
+
+
+def scanned_word_file(scan: Path, out: Path) -> Path:
+    """A Word file of a scan's pages, one picture a page (a scanned form pasted into Word): its conversion is a PDF
+    whose pages are images to OCR."""
+    document = Document()
+    for number, page in enumerate(PdfReader(scan).pages):
+        picture = io.BytesIO()
+        page.images[0].image.save(picture, format="PNG")
+        if number:
+            document.add_page_break()
+        document.add_picture(picture, width=Inches(6))
     document.save(str(out))
     return out
 
