@@ -9,7 +9,7 @@ indexed, `Titel: …\\nTekst: …`, after the chosen quote when the chat puts it
 is the product's template around them (api/prompting.py), `stop` its markers, `quote` the quoted sentence or null.
 `python -m research.rag_prompts --squad xquad.en.json --out FILE.jsonl` renders SQuAD as RAG instead: the first question
 of each of the first 80 paragraphs, its paragraph as the only chunk (an English control set).
-Benchmarks read either file: `python -m speculative.bench --prompts rag:FILE.jsonl`.
+Benchmarks read either file: `python -m research.engine_bench --prompts rag:FILE.jsonl`.
 """
 
 import argparse

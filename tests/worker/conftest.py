@@ -20,8 +20,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, P
 
 from modelstore.provision import provision
 from modelstore.registry import REGISTRY, SMOLLM2_135M_INSTRUCT
+from research.local_process import LocalWorker
 from speculative.engine.stopping import model_stop_token_ids
-from speculative.worker.process import LocalWorker
 from tests.speculative.conftest import greedy_reference
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""LoRA adaptation (`python -m speculative.adapt`) on a tiny random Llama: the example file's checks, the loss on
+"""LoRA adaptation (`python -m research.adapt`) on a tiny random Llama: the example file's checks, the loss on
 the target rows only, resuming, the adapter folder written whole, and serving refusing an adapter that does not
 belong to its base model."""
 
@@ -15,17 +15,17 @@ from modelstore.checksums import file_sha256
 from modelstore.provision import provision
 from modelstore.registry import REGISTRY
 from modelstore.trained import HERE, TRAINED_ADAPTERS
+from research.adapt.cli import main as adapt_main
+from research.adapt.examples import ExampleError, TokenizedExample, read_examples, tokenize
+from research.adapt.train import AdapterTrainer, Hyperparameters, add_lora, target_loss
+from research.train_head.cli import main as train_head_main
+from research.train_head.shards import ShardStoreError, read_sequences
 from speculative.adapt.artifact import AdapterError, save_adapter, verified_training
-from speculative.adapt.cli import main as adapt_main
-from speculative.adapt.examples import ExampleError, TokenizedExample, read_examples, tokenize
 from speculative.adapt.merge import adapter_folder, exit_unless_adapter_fits, merge_adapter
-from speculative.adapt.train import AdapterTrainer, Hyperparameters, add_lora, target_loss
 from speculative.build import build_generator, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
-from speculative.train_head.cli import main as train_head_main
-from speculative.train_head.shards import ShardStoreError, read_sequences
 from tests.speculative.conftest import GEMMA3, cached_model, greedy_reference, tiny_llama
 
 ADAPTER_NAME = "vraagbaak/lora-gemma-3-270m"
@@ -221,7 +221,7 @@ def test_the_command_writes_a_checked_adapter_with_its_training_record(
         "training.json",
     ]
     training = verified_training(trained_adapter, str(tiny_base), tiny_base)
-    assert training["command"].startswith("python -m speculative.adapt --data ")
+    assert training["command"].startswith("python -m research.adapt --data ")
     assert training["steps"] == 8 and training["stopped"] == "done"
     assert training["data"]["train_examples"] == 4 and training["data"]["val_examples"] == 2
     assert [entry["step"] for entry in training["history"]] == [0, 2, 4, 6, 8]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from research.adapt.train import AdapterTrainer, add_lora
+from research.training_state import CheckpointError, load_training_state
 from speculative.adapt.artifact import AdapterError, checked_record
-from speculative.adapt.train import AdapterTrainer, add_lora
-from speculative.training_state import CheckpointError, load_training_state
 from tests.speculative.adapt.test_adapt import NO_DROPOUT, examples_for_training
 from tests.speculative.conftest import tiny_llama
 

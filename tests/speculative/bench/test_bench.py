@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from transformers import PreTrainedTokenizerBase
 
-from speculative.bench.cli import method_names, parse_args
-from speculative.bench.methods import HF_GREEDY, build_methods, cut_at_stop_string, engine_method
-from speculative.bench.prompts import BenchPrompt
-from speculative.bench.random_head import write_random_head
-from speculative.bench.recording import command_line
-from speculative.bench.report import MethodSummary, markdown_report, summarize, write_reports
-from speculative.bench.runner import EncodedPrompt, Record, encode_prompts, rotated, run_benchmark
+from research.engine_bench.cli import method_names, parse_args
+from research.engine_bench.methods import HF_GREEDY, build_methods, cut_at_stop_string, engine_method
+from research.engine_bench.prompts import BenchPrompt
+from research.engine_bench.random_head import write_random_head
+from research.engine_bench.recording import command_line
+from research.engine_bench.report import MethodSummary, markdown_report, summarize, write_reports
+from research.engine_bench.runner import EncodedPrompt, Record, encode_prompts, rotated, run_benchmark
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 from tests.speculative.conftest import tiny_llama
@@ -26,7 +26,7 @@ MAX_NEW_TOKENS = 40
 ENGINE_METHODS = ["vanilla", "casd", "casd_prompt", "casd+casd_prompt"]
 METHODS = [HF_GREEDY, "hf-prompt-lookup", *ENGINE_METHODS]
 SETUP = {
-    "command": "python -m speculative.bench …",
+    "command": "python -m research.engine_bench …",
     "prompt_set": "tiny",
     "prompts": 3,
     "mean_prompt_tokens": 30.0,
@@ -239,8 +239,8 @@ def test_an_engine_method_may_name_its_tree_policy() -> None:
 
 
 def test_the_recorded_command_reproduces_the_run_quoted_for_a_shell() -> None:
-    quoted = command_line("speculative.bench", ["--model", "M", "--out", "out dir"])
-    without = command_line("speculative.worker.bench", [])  # no arguments given, not this process's
+    quoted = command_line("research.engine_bench", ["--model", "M", "--out", "out dir"])
+    without = command_line("research.engine_bench.worker_http", [])  # no arguments given, not this process's
 
-    assert quoted == "python -m speculative.bench --model M --out 'out dir'"
-    assert without == "python -m speculative.worker.bench"
+    assert quoted == "python -m research.engine_bench --model M --out 'out dir'"
+    assert without == "python -m research.engine_bench.worker_http"

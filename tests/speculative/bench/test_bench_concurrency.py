@@ -1,4 +1,4 @@
-"""The concurrency benchmark (`python -m speculative.bench.concurrency`): N answers at once, decoded together and
+"""The concurrency benchmark (`python -m research.engine_bench.concurrency`): N answers at once, decoded together and
 one at a time, with the same tokens, on the offline SmolLM2 (a CPU dry run of the GPU measurement)."""
 
 import json
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from speculative.bench.concurrency import main, parse_args
+from research.engine_bench.concurrency import main, parse_args
 from tests.speculative.conftest import SMOLLM2, cached_model
 
 PROMPTS = [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from speculative.bench.degenerate import is_degenerate, repeated_ngram_share
+from research.engine_bench.degenerate import is_degenerate, repeated_ngram_share
 from speculative.engine.stopping import RepetitionRule
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from transformers import PreTrainedTokenizerBase
 
-from speculative.bench.prompts import (
+from research.engine_bench.prompts import (
     BenchPrompt,
     PromptSetError,
     encode_prompt,

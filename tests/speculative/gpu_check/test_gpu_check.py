@@ -1,4 +1,4 @@
-"""The GPU check (`python -m speculative.gpu_check`): its CPU dry run passes end to end, and its parts judge what
+"""The GPU check (`python -m research.gpu_check`): its CPU dry run passes end to end, and its parts judge what
 they measure (a broken timing, a missing test folder) instead of reporting it as a pass."""
 
 import argparse
@@ -17,16 +17,11 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from transformers import CompileConfig, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM
 
 from api.prompting import build_rag_prompt
-from speculative.engine.batch import StepTimings
-from speculative.engine.kv_cache import KVCache
-from speculative.engine.static_verifier import StaticBatchVerifier
-from speculative.engine.step_graphs import GraphCaptureError
-from speculative.engine.target import TargetModel
-from speculative.gpu_check.__main__ import check_numbers
-from speculative.gpu_check.batched import BatchRow, goal_line, nearest_rank
-from speculative.gpu_check.checks import CheckResult, skipped
-from speculative.gpu_check.engine_overhead import OverheadRow, overhead_table, timing_problems
-from speculative.gpu_check.generator_speed import (
+from research.gpu_check.__main__ import check_numbers
+from research.gpu_check.batched import BatchRow, goal_line, nearest_rank
+from research.gpu_check.checks import CheckResult, skipped
+from research.gpu_check.engine_overhead import OverheadRow, overhead_table, timing_problems
+from research.gpu_check.generator_speed import (
     BASELINE,
     GreedyBaseline,
     MethodFigures,
@@ -34,11 +29,11 @@ from speculative.gpu_check.generator_speed import (
     local_folder,
     mismatches,
 )
-from speculative.gpu_check.lossless import run_lossless_tests
-from speculative.gpu_check.plan import DRY_RUN_GEMMA3, GEMMA3_270M, dry_run_plan
-from speculative.gpu_check.rag_prompts import rag_prompts
-from speculative.gpu_check.report import render
-from speculative.gpu_check.shaped_generator import (
+from research.gpu_check.lossless import run_lossless_tests
+from research.gpu_check.plan import DRY_RUN_GEMMA3, GEMMA3_270M, dry_run_plan
+from research.gpu_check.rag_prompts import rag_prompts
+from research.gpu_check.report import render
+from research.gpu_check.shaped_generator import (
     SHIPPED_HEAD,
     generator_check,
     head_fits,
@@ -46,9 +41,9 @@ from speculative.gpu_check.shaped_generator import (
     needed_tau_with_prefill,
     shaped_rows,
 )
-from speculative.gpu_check.step_profile import RANGES, step_profile, step_profiles
-from speculative.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
-from speculative.gpu_check.verify_graphs import (
+from research.gpu_check.step_profile import RANGES, step_profile, step_profiles
+from research.gpu_check.tree_rows import StepTiming, bytes_per_step, implausible_steps
+from research.gpu_check.verify_graphs import (
     COMPILED,
     EAGER,
     GRAPHS,
@@ -58,7 +53,12 @@ from speculative.gpu_check.verify_graphs import (
     chain_tree,
     graph_table,
 )
-from speculative.gpu_check.worker_model import byte_tokenizer, write_worker_model
+from research.gpu_check.worker_model import byte_tokenizer, write_worker_model
+from speculative.engine.batch import StepTimings
+from speculative.engine.kv_cache import KVCache
+from speculative.engine.static_verifier import StaticBatchVerifier
+from speculative.engine.step_graphs import GraphCaptureError
+from speculative.engine.target import TargetModel
 from tests.speculative.conftest import greedy_reference
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -120,10 +120,10 @@ def test_checks_picks_the_checks_to_run_by_their_numbers(tmp_path: Path) -> None
 
 
 def _dry_run_report(folder: Path, *arguments: str) -> str:
-    """The report of `python -m speculative.gpu_check --dry-run` with `arguments`, which must pass."""
+    """The report of `python -m research.gpu_check --dry-run` with `arguments`, which must pass."""
     report = folder / "gpu_check.md"
     completed = subprocess.run(
-        [sys.executable, "-m", "speculative.gpu_check", "--dry-run", *arguments, "--report", str(report)],
+        [sys.executable, "-m", "research.gpu_check", "--dry-run", *arguments, "--report", str(report)],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -214,7 +214,7 @@ def test_a_skipped_check_does_not_fail_the_report_but_is_named_in_its_summary() 
         skipped("generator against compiled greedy", 0.1, ["the model is missing"]),
     ]
 
-    text = render(checks, "python -m speculative.gpu_check", "cpu", dry_run=False, seconds=2.0)
+    text = render(checks, "python -m research.gpu_check", "cpu", dry_run=False, seconds=2.0)
 
     assert "**PASS** (1 skipped: generator against compiled greedy)" in text
     assert "| generator against compiled greedy | SKIPPED | 0.1 |" in text

@@ -1,4 +1,4 @@
-"""`python -m speculative.train_head`: feature extraction, training, the saved head, and bad input.
+"""`python -m research.train_head`: feature extraction, training, the saved head, and bad input.
 
 The target is a tiny random Llama saved as a model folder with SmolLM2's tokenizer, so the command line runs
 end to end in seconds: real documents (the sample PDFs), RAG prompts in the product's template, self-distilled
@@ -16,6 +16,10 @@ import torch
 from safetensors.torch import load_file
 from transformers import AutoTokenizer
 
+from research.train_head import shards
+from research.train_head.cli import RunMismatchError, main
+from research.train_head.sources import SourceError, read_all_rag_prompts
+from research.train_head.train import HeadTrainer, Hyperparameters, TrainingData
 from speculative.budget.fixed import FixedTreeBudget
 from speculative.drafters.registry import drafter_factory
 from speculative.eagle.checkpoint import HeadLoadError, load_head
@@ -24,10 +28,6 @@ from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest
 from speculative.engine.stopping import model_stop_token_ids
 from speculative.engine.target import TargetModel
-from speculative.train_head import shards
-from speculative.train_head.cli import RunMismatchError, main
-from speculative.train_head.sources import SourceError, read_all_rag_prompts
-from speculative.train_head.train import HeadTrainer, Hyperparameters, TrainingData
 from tests.speculative.conftest import REPO_ROOT, SMOLLM2, ReferenceGreedy, cached_model, tiny_llama
 from tests.speculative.eagle_heads import eagle_settings, saved_random_head
 
@@ -216,7 +216,7 @@ def test_a_trained_head_is_saved_in_the_public_format_with_its_draft_vocabulary_
     assert record["target"] == str(model_folder) and record["vocabulary"]["draft_vocab_size"] == 256
     assert 0 < record["vocabulary"]["training_token_coverage"] <= 1
     assert record["hyperparameters"]["ce_weight"] == 0.1 and record["steps"] == record["data"]["sequences"]
-    assert record["command"].startswith("python -m speculative.train_head")
+    assert record["command"].startswith("python -m research.train_head")
 
 
 def test_the_draft_vocabulary_is_the_most_frequent_training_tokens(
