@@ -12,6 +12,6 @@
 | `load`, `first_answer` | the API's load benchmark; a fresh demo's time to its first answer |
 | `evaluate`, `offline_answers` | the retrieval and answer reports from the command line |
 | `abstention/`, `quote_study` | the studies behind the chat's abstention rule and quote choice |
-| `rag_prompts` | the rendered RAG requests the generation benchmarks read |
+| `rendered_requests`, `rag_prompts` | the rendered RAG requests the generation benchmarks read; their command |
 | `ingest_bench/` | the ingestion, conversion and retrieval benchmarks |
 """

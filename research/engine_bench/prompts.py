@@ -13,6 +13,8 @@ from typing import Any, TextIO
 
 from transformers import PreTrainedTokenizerBase
 
+from research.rendered_requests import RagPromptError, read_rag_prompts
+
 MT_BENCH_CATEGORIES = frozenset(
     {"writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities"}
 )
@@ -74,30 +76,23 @@ def load_spec_bench(path: Path, category: str | None = None) -> list[BenchPrompt
 
 
 def load_rendered_requests(path: Path) -> list[BenchPrompt]:
-    """Lines `{"prompt": str, "stop": [str], "context": [str] | null}` (optionally `"id"`, `"category"`)."""
-    prompts = []
-    for line_number, record in enumerate(_json_lines(path), start=1):
-        prompt, stop, context = record.get("prompt"), record.get("stop", []), record.get("context")
-        if not isinstance(prompt, str) or not _strings(stop) or not (context is None or _strings(context)):
-            raise PromptSetError(
-                f'{path}:{line_number}: expected {{"prompt": str, "stop": [str, ...], "context": [str, ...] | null}}'
-                " (a rendered request of python -m research.rag_prompts)"
-            )
-        prompts.append(
-            BenchPrompt(
-                str(record.get("id", f"rag-{line_number}")),
-                str(record.get("category", "rag")),
-                prompt,
-                chat=False,
-                stop_strings=tuple(stop),
-                context=None if context is None else tuple(context),
-            )
+    """The rendered requests of a JSONL file (`research.rendered_requests`) as raw prompts to continue."""
+    try:
+        requests = read_rag_prompts(path)
+    except RagPromptError as error:
+        raise PromptSetError(str(error)) from None
+    prompts = [
+        BenchPrompt(
+            request.id,
+            request.category,
+            request.prompt,
+            chat=False,
+            stop_strings=request.stop,
+            context=request.context,
         )
+        for request in requests
+    ]
     return _non_empty(prompts, path)
-
-
-def _strings(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def encode_prompt(tokenizer: PreTrainedTokenizerBase, prompt: BenchPrompt) -> list[int]:

@@ -117,7 +117,8 @@ def compare_with_greedy(
         tokenizer = cast(PreTrainedTokenizerBase, generator.tokenizer)
         try:
             requests = [
-                GenerationRequest(list(tokenizer(prompt.text)["input_ids"]), new_tokens) for prompt in prompts
+                GenerationRequest(list(tokenizer(prompt.prompt)["input_ids"]), new_tokens)
+                for prompt in prompts
             ]
             figures, notes = measure_methods(generator, requests, compile_baseline)
         finally:

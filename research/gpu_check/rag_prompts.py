@@ -2,33 +2,19 @@
 (`samples/procedures/*.md`) and the sample questions (`samples/questions.csv`).
 
 Each prompt is a question about one procedure with that procedure's sections as its passages (`Titel: …\\nTekst: …`,
-as the index holds chunks), in the product's bracket template (`api/prompting.py`, which the engine may not
-import: the prompt below repeats its layout). No retrieval runs, so nothing but the repository is needed on a GPU
-machine; the prompts are of the length and kind the worker serves (≈ 600–1,100 Gemma tokens at 2,400 characters of
-passages).
+as the index holds chunks), rendered as the chat renders it (`research.rendered_requests`). No retrieval runs, so
+nothing but the repository is needed on a GPU machine; the prompts are of the length and kind the worker serves
+(≈ 600–1,100 Gemma tokens at 2,400 characters of passages).
 """
 
 import csv
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from research.rendered_requests import RagPrompt, render
+
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-HOSPITAL = "UZGent"  # api/prompting.py DEFAULT_HOSPITAL
-ROLE_LINE = f"Jij bent een dokter. Jij kent alle medische procedures van het {HOSPITAL}."
-CHUNK_SEPARATOR = "—"
-ANSWER_START = "[begin antwoord]\n"
 MIN_PASSAGE_CHARS = 80  # a shorter tail of the budget is left out rather than cut into a stub
-
-
-@dataclass(frozen=True)
-class RagPrompt:
-    """A rendered prompt and the passages in it (what CASD copies from in the worker)."""
-
-    question: str
-    document: str
-    text: str
-    passages: tuple[str, ...]
 
 
 def rag_prompts(count: int, passage_chars: int, samples: Path = SAMPLES) -> list[RagPrompt]:
@@ -48,19 +34,8 @@ def rag_prompts(count: int, passage_chars: int, samples: Path = SAMPLES) -> list
     prompts = []
     for document, question in (order * (count // len(order) + 1))[:count]:
         passages = _passages(samples / "procedures" / f"{document}.md", passage_chars)
-        prompts.append(RagPrompt(question, document, render(question, passages), passages))
+        prompts.append(render(document, "dutch_rag", question, passages))
     return prompts
-
-
-def render(question: str, passages: tuple[str, ...]) -> str:
-    """The bracket template of api/prompting.py `build_rag_prompt`."""
-    documents = f"\n{CHUNK_SEPARATOR}\n".join(passages)
-    blocks = [
-        f"[begin context]\n{ROLE_LINE}\n[einde context]",
-        f"[begin documenten]\n{documents}\n[einde documenten]",
-        f"[begin vraag]\n{question.strip()}\n[einde vraag]",
-    ]
-    return "\n\n".join(blocks) + "\n\n" + ANSWER_START
 
 
 def _questions_by_document(samples: Path) -> dict[str, list[str]]:

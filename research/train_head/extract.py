@@ -17,8 +17,9 @@ import torch
 from tqdm import tqdm
 from transformers import PreTrainedTokenizerBase
 
+from research.rendered_requests import RagPrompt
 from research.train_head import shards
-from research.train_head.sources import Document, RagPrompt
+from research.train_head.sources import Document
 from speculative.build import build_generator
 from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest
@@ -104,10 +105,10 @@ class FeatureExtractor:
 
     def _rag_item(self, prompt: RagPrompt, answered: bool) -> Item:
         prompt_ids = list(self.tokenizer(prompt.prompt)["input_ids"])
-        answer = self.manifest.answers.get(prompt.source_id, [] if not answered else None)
+        answer = self.manifest.answers.get(prompt.id, [] if not answered else None)
         if answer is None:
             answer = self._greedy_answer(prompt_ids, prompt.stop)
-            self.manifest.answers[prompt.source_id] = answer
+            self.manifest.answers[prompt.id] = answer
             shards.save_manifest(self.plan.folder, self.manifest)  # answers cost minutes: keep them at once
         token_ids = prompt_ids + answer
         excess = len(token_ids) - self.plan.max_length
@@ -115,7 +116,7 @@ class FeatureExtractor:
             self.manifest.truncated += 1
             self.manifest.truncated_tokens += excess
             token_ids = token_ids[: self.plan.max_length]
-        return Item(prompt.source_id, token_ids)
+        return Item(prompt.id, token_ids)
 
     def _greedy_answer(self, prompt_ids: list[int], stop: tuple[str, ...]) -> list[int]:
         """The target's greedy answer, through the engine (lossless; CASD only makes it faster)."""

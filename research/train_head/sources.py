@@ -1,16 +1,19 @@
 """Training text sources: plain documents (text files, PDFs) and RAG prompts, and the held-out split.
 
-Documents are read with pypdf directly (the engine imports nothing of `ingest`); a RAG record is a question with
-its retrieved chunks, rendered with the product's template, whose answer the target itself writes later.
+Documents are read as plain text (pypdf for PDFs); a RAG prompt is a rendered request (`research.rendered_requests`):
+a question with its retrieved chunks in the product's template, whose answer the target itself writes later.
 """
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
+
+from api.evaluator.datasets import DatasetError, read_squad
+from research.rendered_requests import RagPrompt, RagPromptError, read_rag_prompts
 
 TEXT_SUFFIXES = frozenset({".txt", ".md"})
 
@@ -27,16 +30,6 @@ class Document:
     text: str
 
 
-@dataclass(frozen=True)
-class RagPrompt:
-    """A rendered RAG prompt; the target's own greedy answer (cut at `stop`) is appended before teacher forcing."""
-
-    source_id: str
-    prompt: str
-    stop: tuple[str, ...]
-    record: dict[str, object]
-
-
 def read_documents(paths: Sequence[Path]) -> list[Document]:
     """The text of every PDF or text file in `paths` (folders are searched recursively, in name order)."""
     files = sorted(file for path in paths for file in _files(path))
@@ -47,39 +40,33 @@ def read_documents(paths: Sequence[Path]) -> list[Document]:
 def read_squad_contexts(path: Path, limit: int | None = None) -> list[Document]:
     """The paragraphs of a SQuAD-format file (COVID-QA, XQuAD) as plain documents."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        contexts = [p["context"] for article in data["data"] for p in article["paragraphs"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        squad = read_squad(path)
+    except (OSError, DatasetError) as error:
         raise SourceError(f"{path}: expected a SQuAD-format JSON file: {error}") from error
+    contexts = [paragraph.context for article in squad.data for paragraph in article.paragraphs]
     return [Document(f"squad:{path}:{index}", text) for index, text in enumerate(contexts[:limit])]
 
 
-def read_rag_prompts(path: Path) -> list[RagPrompt]:
-    """Rendered worker requests `{"prompt": str, "stop": [str, ...], ...}` as `python -m research.rag_prompts` writes them
-    (the product's template is the API's; the engine never renders prompts itself)."""
-    prompts = []
-    for number, record in enumerate(_json_lines(path), start=1):
-        prompt, stop = record.get("prompt"), record.get("stop", [])
-        if not isinstance(prompt, str) or not isinstance(stop, list):
-            raise SourceError(f'{path}:{number}: expected {{"prompt": str, "stop": [str, ...]}}')
-        source_id = f"rag:{path}:{record.get('id', number)}"
-        prompts.append(RagPrompt(source_id, prompt, tuple(str(s) for s in stop), record))
-    return prompts
-
-
 def read_all_rag_prompts(paths: Sequence[Path]) -> list[RagPrompt]:
-    """The prompts of every file in order. A prompt's id keys its saved answer and the resume, so an id that
+    """The prompts of every file in order, each id made `rag:PATH:ID`. A prompt's id keys its saved answer and the resume, so an id that
     appears twice (a file given twice, or two files concatenated) is refused: the second prompt would silently
     get the first one's answer."""
-    prompts = [prompt for path in paths for prompt in read_rag_prompts(path)]
+    try:
+        prompts = [
+            replace(prompt, id=f"rag:{path}:{prompt.id}")
+            for path in paths
+            for prompt in read_rag_prompts(path)
+        ]
+    except RagPromptError as error:
+        raise SourceError(str(error)) from None
     seen: set[str] = set()
     for prompt in prompts:
-        if prompt.source_id in seen:
+        if prompt.id in seen:
             raise SourceError(
-                f"{prompt.source_id}: this prompt id appears twice; give every prompt its own id "
+                f"{prompt.id}: this prompt id appears twice; give every prompt its own id "
                 "(pass several files with --rag instead of concatenating them)"
             )
-        seen.add(prompt.source_id)
+        seen.add(prompt.id)
     return prompts
 
 
@@ -91,7 +78,7 @@ def split_held_out(prompts: list[RagPrompt], count: int) -> tuple[list[RagPrompt
 
 
 def write_held_out(prompts: Sequence[RagPrompt], path: Path) -> None:
-    """The held-out records in the input's own format, ready for `python -m research.engine_bench --prompts dutch-rag:`."""
+    """The held-out records in the input's own format, ready for `python -m research.engine_bench --prompts rag:FILE`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(prompt.record, ensure_ascii=False) for prompt in prompts]
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
@@ -117,19 +104,3 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, ValueError, PyPdfError) as error:
         raise SourceError(f"cannot read {path}: {error}") from error
-
-
-def _json_lines(path: Path) -> Iterator[dict[str, object]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise SourceError(f"cannot read {path}: {error}") from error
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise SourceError(f"{path}:{number}: not JSON: {error}") from error
-            if not isinstance(record, dict):
-                raise SourceError(f"{path}:{number}: expected a JSON object")
-            yield record

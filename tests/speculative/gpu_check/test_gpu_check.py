@@ -224,12 +224,15 @@ def test_a_skipped_check_does_not_fail_the_report_but_is_named_in_its_summary() 
 def test_the_check_prompts_are_the_products_rag_template_around_sample_passages() -> None:
     prompts = rag_prompts(6, passage_chars=1200)
 
-    assert len({prompt.document for prompt in prompts}) == 5  # one document after the other
+    assert len({prompt.id for prompt in prompts}) == 5  # one document after the other
     for prompt in prompts:
-        assert prompt.text == build_rag_prompt(prompt.question, prompt.passages)
-        assert all(passage.startswith("Titel: ") and "\nTekst: " in passage for passage in prompt.passages)
-        assert sum(len(passage.split("\nTekst: ", 1)[1]) for passage in prompt.passages) <= 1200
-        assert "<!--" not in prompt.text
+        passages = prompt.context or ()
+        assert prompt.prompt == build_rag_prompt(prompt.record["question"], passages)
+        assert passages and all(
+            passage.startswith("Titel: ") and "\nTekst: " in passage for passage in passages
+        )
+        assert sum(len(passage.split("\nTekst: ", 1)[1]) for passage in passages) <= 1200
+        assert "<!--" not in prompt.prompt
 
 
 def test_batched_goals_are_judged_at_eight_answers_against_one_answer_alone() -> None:

@@ -16,6 +16,7 @@ import torch
 from safetensors.torch import load_file
 from transformers import AutoTokenizer
 
+from api.prompting import build_rag_prompt
 from research.train_head import shards
 from research.train_head.cli import RunMismatchError, main
 from research.train_head.sources import SourceError, read_all_rag_prompts
@@ -60,20 +61,11 @@ def model_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 STOP = ("[einde antwoord]",)
 
 
-def rendered_prompt(question: str) -> str:
-    """A worker request's prompt as the API renders it (the engine's tests know no product template)."""
-    return (
-        "[begin documenten]\n"
-        + "\n—\n".join(CHUNKS)
-        + f"\n[einde documenten]\n\n[begin vraag]\n{question}\n[einde vraag]\n\n[begin antwoord]\n"
-    )
-
-
 @pytest.fixture(scope="module")
 def rag_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("rag") / "prompts.jsonl"
     records = [
-        {"id": f"q{index}", "prompt": rendered_prompt(q), "stop": list(STOP)}
+        {"id": f"q{index}", "prompt": build_rag_prompt(q, CHUNKS), "stop": list(STOP)}
         for index, q in enumerate(QUESTIONS)
     ]
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
@@ -88,7 +80,7 @@ def test_prompts_of_several_files_keep_their_own_answers_even_with_the_same_ids(
 
     prompts = read_all_rag_prompts([rag_file, other])
 
-    assert len({prompt.source_id for prompt in prompts}) == 2 * len(QUESTIONS)
+    assert len({prompt.id for prompt in prompts}) == 2 * len(QUESTIONS)
 
 
 def test_a_prompt_id_that_appears_twice_is_refused(rag_file: Path, tmp_path: Path) -> None:
@@ -153,7 +145,7 @@ def test_rag_answers_are_the_targets_own_greedy_answers(
     assert len(answers) == 3
     for source, answer in answers.items():
         question = QUESTIONS[int(source.rsplit(":q", 1)[1])]
-        prompt = tokenizer(rendered_prompt(question))["input_ids"]
+        prompt = tokenizer(build_rag_prompt(question, CHUNKS))["input_ids"]
         assert answer and answer == reference_greedy(target.model, prompt, 8, stops)[: len(answer)]
 
 
