@@ -6,7 +6,7 @@ from contextlib import ExitStack
 
 from httpx_sse import connect_sse
 
-from tests.worker.conftest import Answer, WorkerProcess
+from tests.speculative.worker.conftest import Answer, WorkerProcess
 
 STORY = "Write a very long story about a dragon who learns to cook, with many chapters."
 QUESTIONS = ["What is the capital of France?", "Name three colours.", "What is 2 + 2?"]

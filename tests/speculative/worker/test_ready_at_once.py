@@ -8,7 +8,7 @@ import pytest
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from speculative.worker.encoding import chat_turn_ids
-from tests.worker.conftest import GreedyText, WorkerProcess, start_worker
+from tests.speculative.worker.conftest import GreedyText, WorkerProcess, start_worker
 
 QUESTION = "Name three colours of the rainbow."
 VERIFY_ONE_ROW = 'worker_verify_forward_seconds{rows="1"}'

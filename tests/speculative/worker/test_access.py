@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from speculative.settings import SpeculativeSettings
 from speculative.worker.schemas import MAX_BODY_BYTES
-from tests.worker.conftest import WorkerProcess
+from tests.speculative.worker.conftest import WorkerProcess
 
 MAXIMAL_PROMPT = " ".join(f"dosering{i % 97} mg patiënt" for i in range(25_000))[:500_000]
 

@@ -24,7 +24,7 @@ from research.local_process import LocalWorker
 from speculative.engine.stopping import model_stop_token_ids
 from tests.speculative.conftest import greedy_reference
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 START_TIMEOUT_SECONDS = 600.0
 MEASURE_TIMEOUT_SECONDS = 1800.0
 WORKER_TOKEN = "worker-token-of-the-tests-7f3a"

@@ -3,7 +3,7 @@
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from speculative.worker.encoding import chat_turn_ids
-from tests.worker.conftest import GreedyText, WorkerProcess
+from tests.speculative.worker.conftest import GreedyText, WorkerProcess
 
 QUESTION = "What is the capital of France? Answer in one sentence."
 

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from speculative.worker.__main__ import main as worker_main
-from tests.worker.conftest import WorkerProcess
+from tests.speculative.worker.conftest import WorkerProcess
 
 
 @pytest.mark.parametrize(

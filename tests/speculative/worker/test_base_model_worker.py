@@ -8,7 +8,7 @@ import pytest
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from speculative.engine.stopping import RepetitionRule
-from tests.worker.conftest import GreedyText, WorkerProcess, start_worker
+from tests.speculative.worker.conftest import GreedyText, WorkerProcess, start_worker
 
 RULE = RepetitionRule(ngram=2, window=6, share=0.5)
 PROMPT = "The nurse checks the infusion pump, then"

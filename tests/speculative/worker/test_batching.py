@@ -9,7 +9,7 @@ from httpx_sse import connect_sse
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from speculative.worker.encoding import chat_turn_ids
-from tests.worker.conftest import STATIC_KV_CACHE_TOKENS, Answer, GreedyText, WorkerProcess
+from tests.speculative.worker.conftest import STATIC_KV_CACHE_TOKENS, Answer, GreedyText, WorkerProcess
 
 QUESTIONS = ["What is the capital of France?", "Name three colours.", "Why is the sky blue?"]
 STORY = "Write a very long story about a dragon who learns to cook, with many chapters."
