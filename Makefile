@@ -74,7 +74,7 @@ system-packages:
 ## batched throughput, lossless tests, the worker, Gemma 3 270M against compiled greedy; a report in
 ## out/gpu_check.md (without CUDA: the CPU dry run).
 gpu-check: venv
-	$(BIN)/python -m speculative.gpu_check --report out/gpu_check.md
+	$(BIN)/python -m research.gpu_check --report out/gpu_check.md
 
 ## The worker's web packages and peft for a GPU machine that has torch and transformers but no index: into .whl/.
 gpu-wheels:

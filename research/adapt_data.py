@@ -1,4 +1,4 @@
-"""Training and test data for adapting the offline generator (`python -m speculative.adapt`), in the product's
+"""Training and test data for adapting the offline generator (`python -m research.adapt`), in the product's
 exact prompt (api/prompting.py), so the model learns to answer from the passages or say the chat's fixed
 "niet gevonden" sentence.
 
@@ -11,7 +11,7 @@ adapted answer ends rather than loops). Unanswerable rows ask the same question 
 the chat's `NOT_FOUND_MESSAGE`. The Dutch rows come from the sample procedures (`samples/collection.yaml`, never
 `samples/heldout`: that is the test set). Whole articles are held out: an article's split (train, val, test)
 follows from a hash of its title, the same for XQuAD de and en (they are translations of one another), so no test
-article is ever seen in training. `context` and `stop` make each row a rendered request that `speculative.bench`
+article is ever seen in training. `context` and `stop` make each row a rendered request that `research.engine_bench`
 reads (`--prompts rag:FILE`), so the held-out rows double as the test prompts.
 """
 

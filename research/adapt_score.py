@@ -4,7 +4,7 @@
 `python -m research.adapt_score --prompts P.jsonl [--questions CSV] --results base=DIR/results.json
 adapted=DIR/results.json [--method hf_greedy]` reads the rendered prompts (rows of `research.adapt_data`
 carry their `answer`; rows of `research.rag_prompts` are matched by question to a CSV's `answer` column, empty =
-unanswerable) and the answers of `python -m speculative.bench` runs on them, and prints one markdown table.
+unanswerable) and the answers of `python -m research.engine_bench` runs on them, and prints one markdown table.
 """
 
 import argparse
@@ -108,7 +108,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--prompts", type=Path, required=True, help="the rendered prompts (JSONL)")
     parser.add_argument("--questions", type=Path, help="CSV with question,answer for rows without an answer")
     parser.add_argument(
-        "--results", nargs="+", required=True, help="NAME=results.json of speculative.bench, one per model"
+        "--results",
+        nargs="+",
+        required=True,
+        help="NAME=results.json of research.engine_bench, one per model",
     )
     parser.add_argument("--method", default=BASELINE, help=f"whose answers are scored (default {BASELINE})")
     parser.add_argument("--speed-method", default="casd", help="whose τ and decode speed are shown")

@@ -25,7 +25,7 @@ import httpx
 from httpx_sse import connect_sse
 
 from api.demo import DEMO_USER, LOGIN_FILE
-from speculative.worker.process import free_port
+from research.local_process import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "Hoe lang moet ik mijn handen wassen?"

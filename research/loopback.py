@@ -1,6 +1,6 @@
 """The generation worker, the web API and the report runner as their own processes on loopback, for the load benchmark, the offline
 answer report and the tests that need real processes: free ports, started with the given settings in the
-environment, awaited until their health says ready (`speculative.worker.process`)."""
+environment, awaited until their health says ready (`research.local_process`)."""
 
 import os
 import socket
@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from api.models import ApiInstance, ProcessRole
 from ingest.database import get_engine
-from speculative.worker.process import LocalProcess, LocalWorker, free_port
+from research.local_process import LocalProcess, LocalWorker, free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TINY_GENERATOR = "HuggingFaceTB/SmolLM2-135M-Instruct"

@@ -12,6 +12,7 @@ key fact in some retrieved passage at all. Choose on the first set, read the oth
 
 import argparse
 import logging
+import re
 import sys
 import tempfile
 import time
@@ -22,7 +23,8 @@ from pathlib import Path
 
 import torch
 
-from api.answers.quotes import QuoteRule, Similarity, embedder_similarity, select_quote
+from api.answers.matching import numbers
+from api.answers.quotes import Bonus, QuoteRule, select_quote
 from api.answers.source import Source
 from api.chat.sources import source
 from api.evaluator.configs import RetrievalConfig
@@ -36,11 +38,28 @@ from ingest.settings import IngestSettings
 
 log = logging.getLogger("research.quote_study")
 
+# Questions that ask for a quantity: a duration, a dose, a frequency, a limit (the earlier, unit-blind bonus).
+QUANTITY_QUESTION = re.compile(
+    r"\b(hoe\s*(lang|vaak|veel|ver|snel|groot|hoog|laag)|hoeveel|hoelang|hoevaak|duur|dosis|dosering|max|"
+    r"maximaal|maximum|min|minimaal|minimum|tijd|interval|frequentie|houdbaar|ml|mg|seconden|minuten|uur)\b",
+    re.IGNORECASE,
+)
+QUANTITY_BONUS = 0.25
+
+
+def quantity_bonus(question: str, sentences: Sequence[str]) -> list[float]:
+    """The earlier rule's bonus: the question asks for a quantity and the sentence holds any number."""
+    asks = bool(QUANTITY_QUESTION.search(question))
+    return [QUANTITY_BONUS if asks and numbers(sentence) else 0.0 for sentence in sentences]
+
+
+# A candidate: the product's rule with its weights, and the scores the study adds to each sentence (or none).
+Candidate = tuple[QuoteRule, Bonus | None]
+
 # The rule shipped before (unit-blind quantity bonus, every word weighing 1, words compared as the abstention
 # compares them), then each change of the chosen rule added in turn, then the chosen rule's thresholds.
 EARLIER = QuoteRule(
     unit_bonus=0.0,
-    quantity_bonus=0.25,
     number_bonus=0.0,
     lead_in_bonus=0.0,
     rare_words=False,
@@ -48,25 +67,35 @@ EARLIER = QuoteRule(
     heading_lists=False,
     completing_share=0.0,
 )
-RULES = {
-    "earlier: overlap + quantity + rank, min 0.5": EARLIER,
-    "earlier, min 0": replace(EARLIER, min_score=0.0),
-    "+ rare words weigh more": replace(EARLIER, min_score=0.0, rare_words=True),
-    "+ word forms (stems, compounds)": replace(EARLIER, min_score=0.0, rare_words=True, word_forms=True),
-    "+ units instead of any number": QuoteRule(
-        min_score=0.0, number_bonus=0.0, lead_in_bonus=0.0, heading_lists=False, completing_share=0.0
+RULES: dict[str, Candidate] = {
+    "earlier: overlap + quantity + rank, min 0.5": (EARLIER, quantity_bonus),
+    "earlier, min 0": (replace(EARLIER, min_score=0.0), quantity_bonus),
+    "+ rare words weigh more": (replace(EARLIER, min_score=0.0, rare_words=True), quantity_bonus),
+    "+ word forms (stems, compounds)": (
+        replace(EARLIER, min_score=0.0, rare_words=True, word_forms=True),
+        quantity_bonus,
     ),
-    "+ the question's own numbers": QuoteRule(
-        min_score=0.0, lead_in_bonus=0.0, heading_lists=False, completing_share=0.0
+    "+ units instead of any number": (
+        QuoteRule(
+            min_score=0.0, number_bonus=0.0, lead_in_bonus=0.0, heading_lists=False, completing_share=0.0
+        ),
+        None,
     ),
-    "+ lead-in for 'wanneer'": QuoteRule(min_score=0.0, heading_lists=False, completing_share=0.0),
-    "+ a heading's list quoted with its items": QuoteRule(min_score=0.0, completing_share=0.0),
-    "+ the next sentence when it adds question words": QuoteRule(min_score=0.0),
-    **{f"chosen, min {m}": QuoteRule(min_score=m) for m in (0.4, 0.5, 0.6, 0.7)},
+    "+ the question's own numbers": (
+        QuoteRule(min_score=0.0, lead_in_bonus=0.0, heading_lists=False, completing_share=0.0),
+        None,
+    ),
+    "+ lead-in for 'wanneer'": (QuoteRule(min_score=0.0, heading_lists=False, completing_share=0.0), None),
+    "+ a heading's list quoted with its items": (QuoteRule(min_score=0.0, completing_share=0.0), None),
+    "+ the next sentence when it adds question words": (QuoteRule(min_score=0.0), None),
+    **{f"chosen, min {m}": (QuoteRule(min_score=m), None) for m in (0.4, 0.5, 0.6, 0.7)},
 }
-# Need the embedder at question time (every candidate sentence embedded): only with --embedder.
-EMBEDDER_RULES = {
-    "embedder only": QuoteRule(
+
+
+def embedder_rules(similarity: Bonus) -> dict[str, Candidate]:
+    """The candidates that embed every candidate sentence (only with --embedder): the embedder's cosine alone, and
+    the chosen rule with a weight of it added."""
+    alone = QuoteRule(
         min_score=-9,
         unit_bonus=0.0,
         number_bonus=0.0,
@@ -75,10 +104,29 @@ EMBEDDER_RULES = {
         own_weight=0.0,
         rare_words=False,
         word_forms=False,
-        similarity_weight=1.0,
-    ),
-    **{f"chosen + embedder × {w}": QuoteRule(min_score=0.0, similarity_weight=w) for w in (0.5, 1.0, 2.0)},
-}
+    )
+    return {
+        "embedder only": (alone, similarity),
+        **{
+            f"chosen + embedder × {w}": (QuoteRule(min_score=0.0), _weighted(similarity, w))
+            for w in (0.5, 1.0, 2.0)
+        },
+    }
+
+
+def embedder_similarity(embedder: Embedder) -> Bonus:
+    """The embedder's cosine between the question (as a query) and each sentence (as a passage)."""
+
+    def similarity(question: str, sentences: Sequence[str]) -> Sequence[float]:
+        query = embedder.embed_query(question)
+        passages = embedder.embed_passages(list(sentences))
+        return [float(value) for value in passages @ query]
+
+    return similarity
+
+
+def _weighted(bonus: Bonus, weight: float) -> Bonus:
+    return lambda question, sentences: [weight * value for value in bonus(question, sentences)]
 
 
 @dataclass(frozen=True)
@@ -98,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = IngestSettings()
     embedder = Embedder.from_settings(settings)
     similarity = _cached(embedder_similarity(embedder))
-    rules = {**RULES, **(EMBEDDER_RULES if args.embedder else {})}
+    rules = {**RULES, **(embedder_rules(similarity) if args.embedder else {})}
     if len(args.queries) != len(args.documents):
         raise SystemExit("give one --documents per --queries")
     lines = [
@@ -109,8 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         asked = _ask(queries_path, documents, embedder, settings)
         label = f"{queries_path.parent.name}/{queries_path.name}"
         lines.append(_ceiling(label, asked))
-        for name, rule in rules.items():
-            lines.append(_row(label, name, rule, asked, args.show, similarity))
+        for name, (rule, bonus) in rules.items():
+            lines.append(_row(label, name, rule, bonus, asked, args.show))
     print("\n".join(lines))
     return 0
 
@@ -160,13 +208,13 @@ def _ceiling(name: str, asked: list[Asked]) -> str:
 
 
 def _row(
-    name: str, rule_name: str, rule: QuoteRule, asked: list[Asked], show: bool, similarity: Similarity
+    name: str, rule_name: str, rule: QuoteRule, bonus: Bonus | None, asked: list[Asked], show: bool
 ) -> str:
     answerable = [a for a in asked if a.answerable and a.phrases]
     unanswerable = [a for a in asked if not a.answerable]
     held = none = wrong = 0
     for question in answerable:
-        quote = select_quote(question.question, question.sources, rule, similarity)
+        quote = select_quote(question.question, question.sources, rule, bonus)
         if quote is None:
             none += 1
         elif holds_key_fact(str(quote["text"]), question.phrases):
@@ -175,7 +223,7 @@ def _row(
             wrong += 1
             if show:
                 print(f"{rule_name}: {question.question!r} → {quote['text']!r} (want {question.phrases})")
-    quoted = sum(select_quote(q.question, q.sources, rule, similarity) is not None for q in unanswerable)
+    quoted = sum(select_quote(q.question, q.sources, rule, bonus) is not None for q in unanswerable)
     slowest = max((a.seconds for a in asked), default=0.0)
     log.info("%s %s: slowest quote %.1f ms", name, rule_name, slowest * 1000)
     n = len(answerable) or 1
@@ -185,7 +233,7 @@ def _row(
     )
 
 
-def _cached(similarity: Similarity) -> Similarity:
+def _cached(similarity: Bonus) -> Bonus:
     """The embedder's cosines once per question and candidate sentences, however many rules ask for them."""
     remembered = cache(lambda question, sentences: similarity(question, sentences))
     return lambda question, sentences: remembered(question, tuple(sentences))

@@ -9,7 +9,7 @@ indexed, `Titel: …\\nTekst: …`, after the chosen quote when the chat puts it
 is the product's template around them (api/prompting.py), `stop` its markers, `quote` the quoted sentence or null.
 `python -m research.rag_prompts --squad xquad.en.json --out FILE.jsonl` renders SQuAD as RAG instead: the first question
 of each of the first 80 paragraphs, its paragraph as the only chunk (an English control set).
-Benchmarks read either file: `python -m speculative.bench --prompts rag:FILE.jsonl`.
+Benchmarks read either file: `python -m research.engine_bench --prompts rag:FILE.jsonl`.
 """
 
 import argparse
@@ -24,7 +24,7 @@ from typing import Any
 from api.answers.quotes import select_quote
 from api.chat.settings import DEFAULT_QUOTE_FIRST
 from api.chat.sources import prompt_passages, source
-from api.prompting import ANSWER_STOP_STRINGS, DEFAULT_HOSPITAL, build_rag_prompt
+from api.evaluator.datasets import DatasetError, read_squad
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
@@ -33,6 +33,7 @@ from ingest.retrieval import RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
+from research.rendered_requests import render
 
 SQUAD_RAG_QUESTIONS = 80
 
@@ -79,20 +80,6 @@ def build_index(documents: Sequence[list[ChunkRecord]], embedder: Embedder, fold
     return index
 
 
-def rendered_request(
-    request_id: str, category: str, question: str, chunks: Sequence[str], hospital: str = DEFAULT_HOSPITAL
-) -> dict[str, Any]:
-    """One worker request as the chat sends it: the rendered prompt, its chunks as CASD's context, its stops."""
-    return {
-        "id": request_id,
-        "category": category,
-        "question": question,
-        "prompt": build_rag_prompt(question, chunks, hospital),
-        "context": list(chunks),
-        "stop": list(ANSWER_STOP_STRINGS),
-    }
-
-
 def prompt_inputs(retriever: Retriever, questions: Sequence[str]) -> Iterator[dict[str, Any]]:
     """One request per question: its top chunks as the chat would send them, and where they came from."""
     for number, question in enumerate(questions, start=1):
@@ -112,7 +99,7 @@ def retrieved_request(
     where they came from."""
     quote = select_quote(question, [source(chunk) for chunk in retrieved]) if quote_first else None
     passages = prompt_passages(retrieved, quote, quote_first)
-    return rendered_request(request_id, category, question, passages) | {
+    return render(request_id, category, question, passages).record | {
         "quote": quote["text"] if quote is not None else None,
         "sources": [
             {
@@ -128,16 +115,12 @@ def retrieved_request(
 def squad_requests(path: Path, count: int = SQUAD_RAG_QUESTIONS) -> list[dict[str, Any]]:
     """SQuAD as RAG: the first question of each of the first `count` paragraphs, its paragraph the only chunk."""
     try:
-        squad = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise SystemExit(f"cannot read the SQuAD file {path}: {error}") from error
-    if not isinstance(squad, dict) or not isinstance(squad.get("data"), list):
-        raise SystemExit(f"{path}: expected a SQuAD-format file with a top-level 'data' list")
-    paragraphs = (
-        paragraph for article in squad["data"] for paragraph in article["paragraphs"] if paragraph["qas"]
-    )
+        squad = read_squad(path)
+    except (OSError, DatasetError) as error:
+        raise SystemExit(f"cannot use {path} as a SQuAD-format file: {error}") from error
+    paragraphs = (paragraph for article in squad.data for paragraph in article.paragraphs if paragraph.qas)
     return [
-        rendered_request(f"squad-{p['qas'][0]['id']}", "squad_rag", p["qas"][0]["question"], [p["context"]])
+        render(f"squad-{p.qas[0].id}", "squad_rag", p.qas[0].question, [p.context]).record
         for _, p in zip(range(count), paragraphs, strict=False)
     ]
 

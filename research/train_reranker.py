@@ -9,7 +9,7 @@ XQuAD is left out, so that its MRR stays a clean check, and so is the real test 
 
 The loss is listwise (softmax cross-entropy over each group). What is kept is small: the LoRA weights and the head
 (float16, `adapter.safetensors`) with `training.json`; `--out` also gets the assembled cross-encoder folder
-(`model/`, `modelstore.reranker.assemble_reranker`), which the evaluator takes as
+(`model/`, `research.reranker.assemble_reranker`), which the evaluator takes as
 `--config NAME=reranker=OUT/model`.
 """
 
@@ -41,7 +41,7 @@ from ingest.retrieval import RetrievedChunk
 from ingest.settings import IngestSettings
 from modelstore.production import require_model
 from modelstore.registry import MULTILINGUAL_E5_SMALL
-from modelstore.reranker import (
+from research.reranker import (
     ADAPTER_FILE,
     RECORD_FILE,
     RerankerRecipe,

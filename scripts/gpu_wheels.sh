@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Wheels for `python -m speculative.gpu_check` on a CUDA machine that has torch, transformers, tokenizers,
+# Wheels for `python -m research.gpu_check` on a CUDA machine that has torch, transformers, tokenizers,
 # safetensors, httpx, numpy and pytest but not the worker's web stack nor peft (which merges the shipped generator's
 # adapter; accelerate and psutil under it): these packages at the versions of constraints.txt, for CPython 3.12 on
 # manylinux x86_64 (pure Python, plus the compiled wheels of pydantic-core and psutil), into .whl/ (or the folder

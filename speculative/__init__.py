@@ -1,7 +1,8 @@
-"""Speculative decoding: the engine, its drafters and tree budgets, the generation worker, and their tools.
+"""Speculative decoding as served: the engine, its drafters and tree budgets, and the generation worker.
 
-Imports point down (`.importlinter`): `build` assembles a generator from the settings on top; below it the drafters
-(with the method registry) and the tree budgets, then the EAGLE heads, and at the bottom the `engine`, which calls
-drafters and budgets only through its own interfaces (`engine.drafter`, `engine.tree_budget`). The worker, the
-benchmark, the GPU check and the adapter and head training build on `build`. docs/architecture.md has the table.
+Imports point down (`.importlinter`): the `worker` on top, then `build`, which assembles a generator from the
+settings; below it the drafters (with the method registry), the tree budgets and the adapter's loading, then the
+EAGLE heads, and at the bottom the `engine`, which calls drafters and budgets only through its own interfaces
+(`engine.drafter`, `engine.tree_budget`). The tools built on it (benchmarks, GPU check, head and adapter training)
+live in `research`. docs/architecture.md has the table.
 """

@@ -28,7 +28,7 @@ class SpeculativeSettings(BaseSettings):
     generator_adapter: str | None = Field(
         None,
         description="LoRA adapter of the generator (name in the model cache or folder, made by "
-        "`python -m speculative.adapt`); merged into the target at start. Unset: the committed adapter of the "
+        "`python -m research.adapt`); merged into the target at start. Unset: the committed adapter of the "
         "default generator (DEFAULT_ADAPTERS), none for any other model; `none` = the plain model.",
     )
     eagle_head: str | None = Field(None, description="EAGLE-1/2 draft head (name or folder); None = no head.")

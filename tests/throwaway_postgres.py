@@ -13,7 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from speculative.worker.process import free_port
+from research.local_process import free_port
 
 POSTGRES_ROOT = Path("/usr/lib/postgresql")
 SERVER_USER = "postgres"  # initdb and postgres refuse to run as root

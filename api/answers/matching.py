@@ -1,6 +1,6 @@
-"""What a sentence says, as the quote and the support check compare it: its content words (the abstention's own
-word rules, `api.chat.abstention`), its numbers, normalised so "1,5" and "1.5" are one number, and whether it is
-negated ("Draag geen ringen" and "ring dragen" share their words but not their claim)."""
+"""What a sentence says, as the quote and the support check compare it: its content words (the word rules of
+`api.dutch`, which the abstention applies too), its numbers, normalised so "1,5" and "1.5" are one number, and
+whether it is negated ("Draag geen ringen" and "ring dragen" share their words but not their claim)."""
 
 import re
 from dataclasses import dataclass

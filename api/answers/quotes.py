@@ -24,9 +24,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import numpy as np
-from numpy.typing import NDArray
-
 from api.answers.matching import Claim, negated_by_lead_in, numbers
 from api.answers.sentences import LIST_ITEM, Sentence, split_sentences
 from api.answers.source import Source
@@ -34,12 +31,6 @@ from api.answers.stems import StemVocabulary
 from api.dutch import Vocabulary
 from ingest.lists import ListedText, TextList
 
-# Questions that ask for a quantity: a duration, a dose, a frequency, a limit (the earlier, unit-blind bonus).
-QUANTITY_QUESTION = re.compile(
-    r"\b(hoe\s*(lang|vaak|veel|ver|snel|groot|hoog|laag)|hoeveel|hoelang|hoevaak|duur|dosis|dosering|max|"
-    r"maximaal|maximum|min|minimaal|minimum|tijd|interval|frequentie|houdbaar|ml|mg|seconden|minuten|uur)\b",
-    re.IGNORECASE,
-)
 # What the question asks for, and how a sentence states it: a number with a unit of time, a repetition, an amount,
 # a distance, a telephone number.
 QUESTION_UNITS = (
@@ -82,14 +73,12 @@ WHEN_QUESTION = re.compile(r"\b(wanneer|in welke gevallen)\b", re.IGNORECASE)
 class QuoteRule:
     min_score: float = 0.4
     unit_bonus: float = 0.25  # the sentence states the kind of quantity the question asks for
-    quantity_bonus: float = 0.0  # the question asks for a quantity and the sentence holds any number
     number_bonus: float = 0.3  # the sentence holds a number the question names
     lead_in_bonus: float = 0.3  # a "wanneer" question and a sentence announcing a list
     rank_bonus: float = 0.05
     own_weight: float = 0.5  # the words the sentence itself holds, against those its heading and title add
     rare_words: bool = True  # weigh each question word by how few candidate sentences hold it
     word_forms: bool = True  # compare words by their stems (api.answers.stems)
-    similarity_weight: float = 0.0
     max_chars: int = 400
     heading_lists: bool = True  # a heading or question over a list is quoted with its items
     # The next sentence is quoted too when it adds this share of the question's words' weight.
@@ -119,7 +108,8 @@ def is_label(sentence: str) -> bool:
     return bool(_CAPTION.match(sentence) or _CONTENTS_LINE.search(sentence))
 
 
-Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+# Scores a caller adds to the candidate sentences of a question (the quote study's other signals).
+Bonus = Callable[[str, Sequence[str]], Sequence[float]]
 
 
 class _Holds(Protocol):
@@ -141,22 +131,22 @@ def select_quote(
     question: str,
     sources: Sequence[Source],
     rule: QuoteRule = QuoteRule(),
-    similarity: Similarity | None = None,
+    bonus: Bonus | None = None,
 ) -> dict[str, Any] | None:
-    """The quote for `question` from the message's `sources` (docs/api.md `Quote`), or None. With `similarity`
-    (the embedder's question/sentence cosine), `rule.similarity_weight` of it is added to each score."""
+    """The quote for `question` from the message's `sources` (docs/api.md `Quote`), or None. With `bonus`, what it
+    gives each candidate sentence is added to that sentence's score."""
     claim = Claim.of(question)
     if not claim.words:
         return None
     candidates = list(_candidates(sources, rule))
     weights = _word_weights(claim.words, candidates, rule.rare_words)
-    cosines: Sequence[float] = [0.0] * len(candidates)
-    if similarity is not None and rule.similarity_weight and candidates:
-        cosines = similarity(question, [candidate.sentence.text for candidate in candidates])
+    added: Sequence[float] = [0.0] * len(candidates)
+    if bonus is not None and candidates:
+        added = bonus(question, [candidate.sentence.text for candidate in candidates])
     cues = _Cues.of(question, claim)
     scored = [
-        (_score(candidate, weights, cues, rule) + rule.similarity_weight * cosine, candidate)
-        for candidate, cosine in zip(candidates, cosines, strict=True)
+        (_score(candidate, weights, cues, rule) + extra, candidate)
+        for candidate, extra in zip(candidates, added, strict=True)
         if any(candidate.own.holds(word) for word in claim.words)
     ]
     if not scored:
@@ -173,19 +163,13 @@ class _Cues:
     """What the question asks for, beyond its words."""
 
     units: tuple[re.Pattern[str], ...]  # how a sentence states the quantity asked for
-    quantity: bool
     numbers: frozenset[str]
     when: bool
 
     @classmethod
     def of(cls, question: str, claim: Claim) -> "_Cues":
         units = tuple(unit for asks, unit in QUESTION_UNITS if asks.search(question))
-        return cls(
-            units,
-            bool(QUANTITY_QUESTION.search(question)),
-            claim.numbers,
-            bool(WHEN_QUESTION.search(question)),
-        )
+        return cls(units, claim.numbers, bool(WHEN_QUESTION.search(question)))
 
 
 def _score(candidate: _Candidate, weights: dict[str, float], cues: _Cues, rule: QuoteRule) -> float:
@@ -197,8 +181,6 @@ def _score(candidate: _Candidate, weights: dict[str, float], cues: _Cues, rule: 
     score = rule.own_weight * own + (1 - rule.own_weight) * held + candidate.rank
     if any(unit.search(text) for unit in cues.units):
         score += rule.unit_bonus
-    if cues.quantity and stated:
-        score += rule.quantity_bonus
     if cues.numbers & stated:
         score += rule.number_bonus
     if cues.when and text.endswith(":"):
@@ -336,20 +318,3 @@ def _is_item(sentence: str, marked: bool) -> bool:
     if marked:
         return bool(LIST_ITEM.match(sentence))
     return len(sentence) <= LIST_ITEM_MAX_CHARS and not sentence.endswith(":")
-
-
-class _Embeds(Protocol):
-    def embed_query(self, text: str) -> NDArray[np.float32]: ...
-
-    def embed_passages(self, texts: list[str]) -> NDArray[np.float32]: ...
-
-
-def embedder_similarity(embedder: _Embeds) -> Similarity:
-    """The embedder's cosine between the question (as a query) and each sentence (as a passage)."""
-
-    def similarity(question: str, sentences: Sequence[str]) -> Sequence[float]:
-        query = embedder.embed_query(question)
-        passages = embedder.embed_passages(list(sentences))
-        return [float(value) for value in passages @ query]
-
-    return similarity

@@ -62,7 +62,7 @@ class _Article(BaseModel):
     title: str | None = None
 
 
-class _SquadFile(BaseModel):
+class SquadFile(BaseModel):
     data: list[_Article]
 
 
@@ -75,7 +75,7 @@ XQUAD_DESCRIPTION = (
 def load_covid_qa(path: Path) -> EvalSet:
     """One document per article (id = `document_id`), questions labelled with it and their answer span."""
     documents, queries = [], []
-    for article in _read_squad(path).data:
+    for article in read_squad(path).data:
         for paragraph in article.paragraphs:
             if paragraph.document_id is None:
                 raise DatasetError(f"{path}: a COVID-QA paragraph lacks its document_id")
@@ -90,7 +90,7 @@ def load_covid_qa(path: Path) -> EvalSet:
 def load_xquad(path: Path, language: str) -> EvalSet:
     """One document per paragraph (id = `Article_Title/index`), titled by the article."""
     documents, queries = [], []
-    for article in _read_squad(path).data:
+    for article in read_squad(path).data:
         if not article.title:
             raise DatasetError(f"{path}: an XQuAD article lacks its title")
         title = article.title.replace("_", " ")
@@ -116,9 +116,10 @@ def locate_answer(context: str, answer: str, stated_start: int) -> int | None:
     return min(starts, key=lambda start: abs(start - stated_start), default=None)
 
 
-def _read_squad(path: Path) -> _SquadFile:
+def read_squad(path: Path) -> SquadFile:
+    """Any SQuAD-format file, checked: its articles, their paragraphs, their questions with answers."""
     try:
-        return _SquadFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return SquadFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except json.JSONDecodeError as error:
         raise DatasetError(f"{path}: not JSON ({error.msg}, line {error.lineno})") from error
     except ValidationError as error:

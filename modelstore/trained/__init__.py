@@ -6,7 +6,7 @@ its own folder with `SHA256SUMS` and `training.json`, which records the exact co
 hyperparameters that made it (see docs/speculative-engine.md, "The committed heads"). Provisioning checks the
 sums and copies the folder into the cache under the head's name, so `EAGLE_HEAD=vraagbaak/eagle2-gemma-3-270m`
 works offline; a cache entry made from older committed files is replaced (its version is the sums' digest).
-The LoRA adapters of the generator (`python -m speculative.adapt`, docs/speculative-engine.md) are committed the same way,
+The LoRA adapters of the generator (`python -m research.adapt`, docs/speculative-engine.md) are committed the same way,
 so `GENERATOR_ADAPTER=vraagbaak/lora-gemma-3-270m` works offline too.
 """
 

@@ -5,7 +5,7 @@ The folds and retrieval are the abstention study's (each PDF left out in turn, t
 question asked in one fold). The chat's rule (coverage ≥ ABSTAIN_MIN_COVERAGE) abstains on some cases; for the rest
 the product's prompt is rendered as the chat renders it (chunks as indexed) and written once per distinct prompt —
 the same question retrieves the same chunks in most folds — as worker requests for
-`python -m speculative.bench --prompts rag:FILE`. The cases CSV maps every case to its prompt (none where coverage
+`python -m research.engine_bench --prompts rag:FILE`. The cases CSV maps every case to its prompt (none where coverage
 abstains); `python -m research.abstention.model_score` reads it with the benchmark's answers.
 
 `--csv samples/heldout/questions.csv --documents samples/heldout/documents --prompts P.jsonl --cases C.csv`

@@ -1,6 +1,6 @@
 """`python -m research.abstention.model_score`: what the generator's own "niet gevonden" adds to the chat's
 coverage abstention, on the cases of `research.abstention.model_prompts` and the answers of
-`python -m speculative.bench` to its prompts.
+`python -m research.engine_bench` to its prompts.
 
 `--cases C.csv --results DIR/results.json [--method hf-greedy]` prints a markdown table — coverage alone, the model on
 what coverage lets through, and both (abstain when coverage does, or when the answer is the chat's not-found
@@ -38,7 +38,7 @@ class Counts:
 
 
 def answers_of(results: dict[str, Any], method: str) -> dict[str, str]:
-    """Prompt id → the method's answer (its first run) in a `speculative.bench` results.json."""
+    """Prompt id → the method's answer (its first run) in a `research.engine_bench` results.json."""
     answers: dict[str, str] = {}
     for answer in results["answers"]:
         if answer["method"] == method:
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m research.abstention.model_score", description=__doc__)
     parser.add_argument("--cases", type=Path, required=True, help="the cases CSV of model_prompts")
-    parser.add_argument("--results", type=Path, required=True, help="results.json of speculative.bench")
+    parser.add_argument("--results", type=Path, required=True, help="results.json of research.engine_bench")
     parser.add_argument(
         "--method",
         default="hf-greedy",

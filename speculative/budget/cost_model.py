@@ -172,7 +172,7 @@ def measure(
 ) -> CostModel:
     """The whole measurement at once (`CostMeasurement` run to its end).
 
-    The GPU check (`speculative.gpu_check`) times its Llama-3-8B-shaped model with this same function."""
+    The GPU check (`research.gpu_check`) times its Llama-3-8B-shaped model with this same function."""
     measurement = CostMeasurement(target, identity, rows, prefill_tokens, repeats, verifier)
     while not measurement.step():
         pass

@@ -13,7 +13,7 @@ from api.app import create_app
 from api.models import Role
 from api.settings import ApiSettings
 from ingest.jobs import JobSummary
-from speculative.worker.process import free_port
+from research.local_process import free_port
 from tests.api.conftest import SignIn
 from tests.api.test_route_auth import app_routes
 

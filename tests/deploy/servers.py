@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from speculative.worker.process import free_port
+from research.local_process import free_port
 from tests.deploy.nginx_site import NginxSite, nginx_arguments, write_config
 
 UPLOAD_LIMIT_MB = 1

@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from api.deps import CSRF_HEADER
-from speculative.worker.process import free_port
+from research.local_process import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 READY_LINE = "Vraagbaak runs on"

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from dotenv import dotenv_values
 
-from speculative.worker.process import free_port
+from research.local_process import free_port
 from tests.api.conftest import login_wait
 from tests.deploy.conftest import CLINICIAN, PASSWORD
 from tests.deploy.dns import loopback_dns

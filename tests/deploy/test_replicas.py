@@ -28,8 +28,8 @@ from api import database_schema
 from api.models import Message, MessageState
 from ingest.database import get_engine
 from modelstore.registry import ALL_MINILM_L6_V2
+from research.local_process import free_port
 from research.loopback import running_api
-from speculative.worker.process import free_port
 from tests.api.chat.conftest import clinician_token
 from tests.api.chat.servers import RecordingRelay
 from tests.api.conftest import PASSWORD, login_wait

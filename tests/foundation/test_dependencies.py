@@ -1,5 +1,5 @@
 """The dependency lists say what the code uses: every third-party import is declared (runtime for the four
-packages, dev for tests, samples, `research/` and the benchmarks in `*/bench/`), nothing unused is declared, and exact versions live in one place,
+packages, dev for tests, samples and `research/`), nothing unused is declared, and exact versions live in one place,
 `constraints.txt`, which the Makefile's install and the Dockerfile use."""
 
 import ast
@@ -14,7 +14,6 @@ PACKAGES = ("api", "ingest", "modelstore", "speculative")
 DEV_CODE = ("tests", "samples", "research")
 # Our own top-level packages (pyproject.toml installs `research` too): never a third-party import.
 FIRST_PARTY = {*PACKAGES, "research"}
-BENCH = "bench"
 # Declared but never imported by name: used through another library, or a command-line tool.
 USED_INDIRECTLY = {
     "accelerate": "transformers' loading of models (device_map, low-memory loading)",
@@ -51,12 +50,11 @@ def _dev() -> set[str]:
 
 
 def _runtime_code() -> list[Path]:
-    return [path for folder in PACKAGES for path in (REPO / folder).rglob("*.py") if BENCH not in path.parts]
+    return [path for folder in PACKAGES for path in (REPO / folder).rglob("*.py")]
 
 
 def _dev_code() -> list[Path]:
-    benches = [path for folder in PACKAGES for path in (REPO / folder).rglob("*.py") if BENCH in path.parts]
-    return benches + [path for folder in DEV_CODE for path in (REPO / folder).rglob("*.py")]
+    return [path for folder in DEV_CODE for path in (REPO / folder).rglob("*.py")]
 
 
 def _imported_distributions(files: list[Path]) -> set[str]:

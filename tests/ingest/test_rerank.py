@@ -20,7 +20,7 @@ from ingest.settings import IngestSettings
 from modelstore.production import ModelUnavailable
 from modelstore.provision import provision
 from modelstore.registry import ALL_MINILM_L6_V2, MULTILINGUAL_E5_SMALL, REGISTRY
-from modelstore.reranker import RerankerRecipe, trainable_cross_encoder
+from research.reranker import RerankerRecipe, trainable_cross_encoder
 
 QUESTION = "How long may the tourniquet stay on?"
 ANSWER = "Release the stasis band after one minute at the latest: longer stasis changes the potassium value."

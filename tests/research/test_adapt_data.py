@@ -132,7 +132,7 @@ def test_bad_sources_and_duplicate_ids_are_clear_errors(tmp_path: Path) -> None:
 
 
 def bench_results(path: Path, texts: dict[str, str]) -> Path:
-    """The parts of a `speculative.bench` results.json that the score reads."""
+    """The parts of a `research.engine_bench` results.json that the score reads."""
     path.write_text(
         json.dumps(
             {

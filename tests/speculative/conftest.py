@@ -2,7 +2,7 @@
 
 The tiny models run in fp32 (where greedy speculative decoding must equal `generate()` token for token) on the
 device of the settings' `DEVICE`: the CPU unless set, `DEVICE=cuda` in the GPU check (`python -m
-speculative.gpu_check`), which runs the same lossless tests there.
+research.gpu_check`), which runs the same lossless tests there.
 """
 
 import os

@@ -12,7 +12,7 @@ from api.models import Message, MessageState
 from api.settings import ApiSettings
 from ingest.retrieval import Retrieval
 from ingest.search.types import SearchFilter
-from speculative.worker.process import free_port
+from research.local_process import free_port
 from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.servers import RecordingRelay
 

@@ -18,8 +18,8 @@ from api.chat.settings import ChatSettings
 from api.chat.workers import NO_WORKER_MESSAGE
 from api.models import MessageState
 from api.settings import ApiSettings
+from research.local_process import free_port
 from research.loopback import REPO_ROOT, TINY_GENERATOR
-from speculative.worker.process import free_port
 from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.test_chat_flow import ANSWERABLE
 

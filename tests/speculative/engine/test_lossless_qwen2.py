@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
-from speculative.bench.random_head import write_random_head
+from research.engine_bench.random_head import write_random_head
 from speculative.budget.cost_model import CostModel, measure, model_identity
 from speculative.build import build_generator
 from speculative.engine.request import GenerationRequest

@@ -11,7 +11,7 @@ prefill and the tree masks must apply the window per layer type.
 Every method runs on every Gemma prompt with the fixed tree (whose drafts are verified, so the masks are used);
 SmolLM2 (no sliding window) runs the long prompt; the adaptive policy runs one method per model and prompt kind.
 That the answer does not depend on the tree's budget is specified on the tiny models
-(`test_lossless_tiny_models.py`), and the benchmark (`python -m speculative.bench`) checks exact match against
+(`test_lossless_tiny_models.py`), and the benchmark (`python -m research.engine_bench`) checks exact match against
 `generate()` on whole prompt sets.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
-from speculative.bench.random_head import write_random_head
+from research.engine_bench.random_head import write_random_head
 from speculative.budget.cost_model import CostModel, measure, model_identity
 from speculative.build import build_generator
 from speculative.engine.request import GenerationRequest

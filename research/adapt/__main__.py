@@ -1,0 +1,3 @@
+from research.adapt.cli import main
+
+raise SystemExit(main())

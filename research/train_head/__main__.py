@@ -1,0 +1,3 @@
+from research.train_head.cli import main
+
+raise SystemExit(main())

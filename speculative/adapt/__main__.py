@@ -1,3 +1,0 @@
-from speculative.adapt.cli import main
-
-raise SystemExit(main())

@@ -1,3 +1,0 @@
-from speculative.train_head.cli import main
-
-raise SystemExit(main())
