@@ -6,8 +6,9 @@ api/chat/sources.py, setting ANSWER_QUOTE_FIRST).
 The API renders the prompt and sends it to the worker with these stop strings and the chunks as CASD's context
 (docs/worker.md): the worker is a generic generation service that knows no template. The bracket style is
 the one the source system's generator handled well; the role line is needed, otherwise the model refuses medical
-questions. The model continues after `[begin antwoord]`; writing any marker of the template means the answer is
-over (the closing `[einde antwoord]`, or a new `[begin …]` block the model invents), so those are the stop strings.
+questions; the instruction after it asks for one or two sentences from the passages, or "niet gevonden". The
+model continues after `[begin antwoord]`; writing any marker of the template means the answer is over (the closing
+`[einde antwoord]`, or a new `[begin …]` block the model invents), so those are the stop strings.
 """
 
 from collections.abc import Sequence
@@ -17,6 +18,13 @@ CHUNK_SEPARATOR = "—"
 ANSWER_START = "[begin antwoord]\n"
 ANSWER_STOP_STRINGS = ("[einde antwoord]", "[begin")
 _ROLE_LINE = "Jij bent een dokter. Jij kent alle medische procedures van het {hospital}."
+# Asked of every model: a short answer from the passages, and the reply the chat recognises as the model's own "not
+# found" (api/chat/abstention.py). Chosen on the real development part (docs/evaluation.md, "The generator's
+# instruction").
+INSTRUCTION = (
+    "Beantwoord de vraag in één of twee zinnen, alleen met wat in de documenten staat. Staat het antwoord niet in "
+    'de documenten, antwoord dan "niet gevonden".'
+)
 
 
 def build_rag_prompt(question: str, chunks: Sequence[str], hospital: str = DEFAULT_HOSPITAL) -> str:
@@ -33,7 +41,7 @@ def build_rag_prompt(question: str, chunks: Sequence[str], hospital: str = DEFAU
         raise ValueError("the hospital name is empty")
     documents = f"\n{CHUNK_SEPARATOR}\n".join(chunk.strip() for chunk in chunks if chunk.strip())
     blocks = [
-        _block("context", _ROLE_LINE.format(hospital=hospital.strip())),
+        _block("context", _ROLE_LINE.format(hospital=hospital.strip()) + "\n" + INSTRUCTION),
         _block("documenten", documents),
         _block("vraag", question),
     ]

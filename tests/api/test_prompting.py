@@ -1,4 +1,5 @@
-"""The product's RAG prompt: the bracket template of the source system, exactly, and the strings ending an answer."""
+"""The product's RAG prompt: the bracket template of the source system with the instruction after its role line,
+exactly, and the strings ending an answer."""
 
 import pytest
 
@@ -7,6 +8,8 @@ from speculative.engine.stopping import StopStringMatcher
 
 EXPECTED = """[begin context]
 Jij bent een dokter. Jij kent alle medische procedures van het UZGent.
+Beantwoord de vraag in één of twee zinnen, alleen met wat in de documenten staat. Staat het antwoord niet in de \
+documenten, antwoord dan "niet gevonden".
 [einde context]
 
 [begin documenten]

@@ -24,7 +24,9 @@ def expected_prompt(question: str, sources: list[dict[str, str]]) -> str:
     """The source system's template, written out here on its own (not through api.prompting)."""
     documents = "\n—\n".join(f"Titel: {s['title']}\nTekst: {s['passage']}" for s in sources)
     return (
-        "[begin context]\nJij bent een dokter. Jij kent alle medische procedures van het UZGent.\n[einde context]\n\n"
+        "[begin context]\nJij bent een dokter. Jij kent alle medische procedures van het UZGent.\n"
+        "Beantwoord de vraag in één of twee zinnen, alleen met wat in de documenten staat. Staat het antwoord niet "
+        'in de documenten, antwoord dan "niet gevonden".\n[einde context]\n\n'
         f"[begin documenten]\n{documents}\n[einde documenten]\n\n"
         f"[begin vraag]\n{question}\n[einde vraag]\n\n"
         "[begin antwoord]\n"
