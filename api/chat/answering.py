@@ -349,7 +349,9 @@ async def _finish(
         Support(sentences=[], warning=False)  # the fixed message claims nothing to check
         if ending.state == MessageState.not_found
         else await run_in_threadpool(
-            partial(support, question=prepared.question.text), ending.answer, prepared.sources
+            partial(support, question=prepared.question.text, quote=_quote_text(prepared.quote)),
+            ending.answer,
+            prepared.sources,
         )
     )
     stats = _with_timings(prepared.stats, prepared.started, ending.worker_seconds)
@@ -405,6 +407,10 @@ def _save_later(write: Callable[[], None], message_id: int) -> None:
     task = asyncio.create_task(keep_trying())
     _late_saves.add(task)
     task.add_done_callback(_late_saves.discard)
+
+
+def _quote_text(quote: dict[str, Any] | None) -> str | None:
+    return None if quote is None else str(quote["text"])
 
 
 def _with_timings(stats: dict[str, Any], started: float, worker_seconds: float) -> dict[str, Any]:

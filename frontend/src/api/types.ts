@@ -67,6 +67,8 @@ export interface AnswerSentence {
   citation: number | null;
   source_start: number | null;
   source_end: number | null;
+  /** The sentence states another value than the quote in a unit of the same kind (absent in older messages). */
+  contradicts_quote?: boolean;
 }
 
 /** The `support` event: the answer's sentences, and whether most of them are unsupported. */

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import type { AnswerSentence, Quote, Source } from "../api/types";
 import { MessageView, type ChatMessage } from "./MessageView";
-import { GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, STOP_RECORDED_NOTE, SUPPORT_WARNING, UNSUPPORTED, WORKER_SILENT, emptyAnswerText } from "./texts";
+import { CONTRADICTS_QUOTE, GENERATED_HEADING, NEAREST_HEADING, NO_QUOTE, QUOTE_HEADING, SOURCES_HEADING, STOP_RECORDED_NOTE, SUPPORT_WARNING, UNSUPPORTED, WORKER_SILENT, emptyAnswerText } from "./texts";
 
 const source = { document_id: "stuwband", title: "Stuwband aanleggen", page_start: 2, page_end: 3, chunk_index: 4, passage: "max 60 min", score: 0.9 } as unknown as Source;
 
@@ -157,6 +157,14 @@ describe("MessageView", () => {
     expect(screen.getByRole("region", { name: GENERATED_HEADING }).textContent).toContain(
       "Wrijf de handen 20 tot 30 seconden.[1] Handalcohol werkt niet tegen sporen.[1] Gebruik daarna handcrème.",
     );
+  });
+
+  it("says a flagged sentence contradicts the quote when it states another value than the quote", () => {
+    show({ ...checked, sentences: [sentences[0], sentences[1], { ...sentences[2], contradicts_quote: true }] });
+    expect(screen.queryByText(UNSUPPORTED)).toBeNull();
+    const flagged = screen.getByText(CONTRADICTS_QUOTE).closest(".sentence") as HTMLElement;
+    expect(flagged.textContent).toContain("Gebruik daarna handcrème.");
+    expect(flagged.className).toContain("unsupported");
   });
 
   it("warns above the answer when most of its sentences are not in the sources", () => {

@@ -4,6 +4,7 @@ import type { AnswerSentence, DocumentFeedback, MessageState, Quote, Source } fr
 import { renderInlineMarkdown, renderMarkdown } from "./markdown";
 import { SourceList, documentNumber, pagesText } from "./SourceList";
 import {
+  CONTRADICTS_QUOTE,
   GENERATED_HEADING,
   NEAREST_HEADING,
   NO_QUOTE,
@@ -160,7 +161,7 @@ function CheckedSentence({ text, sentence, sources, onOpen }: { text: string; se
         <span dangerouslySetInnerHTML={html} />{" "}
         <span className="unsupported-flag">
           <span aria-hidden="true">⚠ </span>
-          {UNSUPPORTED}
+          {sentence.contradicts_quote ? CONTRADICTS_QUOTE : UNSUPPORTED}
         </span>
       </span>
     );

@@ -60,6 +60,7 @@ export const QUOTE_HEADING = "Uit het document";
 export const NO_QUOTE = "Geen passage gevonden die de vraag letterlijk beantwoordt.";
 export const GENERATED_HEADING = "Gegenereerd antwoord";
 export const UNSUPPORTED = "niet gevonden in de bronnen";
+export const CONTRADICTS_QUOTE = "wijkt af van het citaat uit het document";
 
 /** In place of a finished answer in which the model wrote nothing (or only template markers and citations). */
 export function emptyAnswerText(quoted: boolean): string {
