@@ -5,8 +5,8 @@ sign-in) against a temporary SQLite database migrated to head. Recorded per ques
 is among the retrieved passages (the `sources` event) and whether one of those passages holds the key fact, the
 quote, the generated answer, the `support` event, the final state and stop reason, and the time from arrival to
 the `quote` event and to the first text. Reported: document Hit@k and chunk recall (the key fact in one of the k
-passages shown) next to the key-fact rate of the quote and of the answer (the question's `answer` key phrase,
-normalised: `api.evaluator.key_facts`), the quote's rate where a passage holds the fact, the share of generated
+passages shown) next to the key-fact rate of the quote (verbatim) and of the answer (in its own words) — the
+question's `answer` key phrase, `api.evaluator.key_facts`, the quote's rate where a passage holds the fact, the share of generated
 sentences supported and flagged, supported sentences of answers that miss the key fact ("cited but not the
 answer"), generated numbers shown without support (each flagged), "niet gevonden" on unanswerable and on
 answerable questions, looping answers (stopped by the repetition guard), and the timings: the summary and the
@@ -32,7 +32,7 @@ from api.chat import answering
 from api.chat.runtime import ChatRetriever, ChatRuntime, pool_from_settings
 from api.chat.settings import ChatSettings
 from api.database_schema import migrate
-from api.evaluator.key_facts import holds_key_fact
+from api.evaluator.key_facts import answer_holds_key_fact, holds_key_fact
 from api.evaluator.queries import EvalQuery
 from api.evaluator.resolution import DocumentResolver
 from api.models import Conversation, MessageState, Role
@@ -193,7 +193,9 @@ def _judge(observation: AnswerObservation) -> None:
     generated = observation.state != MessageState.not_found
     if observation.key_phrase:
         observation.quote_has_fact = holds_key_fact(observation.quote, observation.key_phrase)
-        observation.answer_has_fact = generated and holds_key_fact(observation.answer, observation.key_phrase)
+        observation.answer_has_fact = generated and answer_holds_key_fact(
+            observation.answer, observation.key_phrase
+        )
     observation.sentences = len(observation.support)
     observation.supported = sum(bool(s["supported"]) for s in observation.support)
     observation.flagged = observation.sentences - observation.supported
