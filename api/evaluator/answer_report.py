@@ -132,7 +132,7 @@ LABELS = {
     "passage_key_fact_rate": "Kernfeit in een van de getoonde passages (fragment-recall)",
     "quote_key_fact_rate": "Citaat bevat het kernfeit",
     "quote_key_fact_when_passages": "Kernfeit in citaat, als een passage het bevat",
-    "answer_key_fact_rate": "Gegenereerd antwoord geeft het kernfeit (ook in eigen woorden)",
+    "answer_key_fact_rate": "Gegenereerd antwoord geeft het kernfeit, ook in eigen woorden",
     "sentences": "Gegenereerde zinnen",
     "supported_share": "Zinnen gevonden in de bronnen",
     "flagged_share": "Zinnen gemarkeerd als niet gevonden in de bronnen",

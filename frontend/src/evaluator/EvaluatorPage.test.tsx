@@ -101,7 +101,7 @@ describe("EvaluatorPage", () => {
     expect(figure("Beantwoordbare vragen met kernzin")).toBe("72");
     expect(figure("Mediaan tijd tot citaat")).toBe("0,42");
     expect(figure("Antwoorden afgebroken wegens herhaling")).toBe("3");
-    expect(figure("Gegenereerd antwoord geeft het kernfeit (ook in eigen woorden)")).toBe("–");
+    expect(figure("Gegenereerd antwoord geeft het kernfeit, ook in eigen woorden")).toBe("–");
     expect(card.queryByText(/Hit@3 = 0,800/)).toBeNull();
     expect(card.getByText(/Hoe lees je deze tabel\?/).closest("div")?.textContent).toContain("kernzin");
     expect(card.getByRole("link", { name: "Volledig antwoordrapport (webpagina) (answers.html)" }).getAttribute("href")).toBe(

@@ -72,7 +72,7 @@ def test_the_page_shows_each_share_as_a_bar_and_each_verdict_in_words_and_colour
     page = answer_report_html("Echte testvragen", observations(), ["Generator: Qwen2.5-Coder-1.5B-Instruct."])
 
     bar = re.search(
-        r"Gegenereerd antwoord geeft het kernfeit \(ook in eigen woorden\)</span>\s*<div class=\"bar\"[^>]*><span class=\"high-good\" style=\"width:(\d+\.\d)%\"",
+        r"Gegenereerd antwoord geeft het kernfeit, ook in eigen woorden</span>\s*<div class=\"bar\"[^>]*><span class=\"high-good\" style=\"width:(\d+\.\d)%\"",
         page,
     )
     assert bar is not None and bar.group(1) == "33.3"  # 1 of the 3 answerable
