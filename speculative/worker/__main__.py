@@ -4,14 +4,16 @@ environment, see .env.example)."""
 import argparse
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 
 import uvicorn
 
-from modelstore.production import exit_unless_loadable
+from modelstore.production import exit_unless_loadable, require_model
 from speculative.adapt.merge import exit_unless_adapter_fits
 from speculative.drafters.registry import MethodUnavailableError, available_methods, check_method
 from speculative.settings import SpeculativeSettings
 from speculative.worker.app import create_app
+from speculative.worker.memory import free_bytes, memory_refusal
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -27,7 +29,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         {"GENERATOR_MODEL": settings.generator_model, "EAGLE_HEAD": settings.eagle_head}, settings.model_cache
     )
     exit_unless_adapter_fits(settings.generator_adapter, settings.generator_model, settings.model_cache)
+    exit_unless_memory_suffices(settings)
     uvicorn.run(create_app(settings), host=settings.worker_host, port=settings.worker_port)
+
+
+def exit_unless_memory_suffices(settings: SpeculativeSettings) -> None:
+    """Stop at start, naming the memory needed and free, when the generator cannot be held on its device."""
+    folder = Path(require_model(settings.generator_model, settings.model_cache, "GENERATOR_MODEL"))
+    if not folder.is_dir():
+        return
+    refusal = memory_refusal(
+        f"GENERATOR_MODEL={settings.generator_model}",
+        folder,
+        settings.dtype,
+        settings.device,
+        free_bytes(settings.device),
+    )
+    if refusal is not None:
+        raise SystemExit(f"error: {refusal}")
 
 
 if __name__ == "__main__":
