@@ -10,6 +10,7 @@ the chat with the offline generator, and the answer-quality report is written (`
 
 import argparse
 import logging
+import os
 import re
 import shlex
 import sys
@@ -62,8 +63,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _answers(args: argparse.Namespace, inputs: "Inputs", queries: list[EvalQuery], notes: list[str]) -> int:
     """Answer quality through the real chat path (the worker with the offline generator)."""
-    notes.append(f"Generator: {args.generator}, at most {args.max_new_tokens} new tokens, on CPU.")
-    observations = ask_answers(inputs.documents, queries, args.generator, args.max_new_tokens, args.out)
+    worker = {"DTYPE": args.dtype} | (
+        {"TORCH_THREADS": str(args.worker_threads)} if args.worker_threads else {}
+    )
+    threads = args.worker_threads or "all"
+    notes.append(
+        f"Generator: {args.generator}, at most {args.max_new_tokens} new tokens, on CPU, DTYPE={args.dtype}, "
+        f"worker threads: {threads}."
+    )
+    observations = ask_answers(
+        inputs.documents, queries, args.generator, args.max_new_tokens, args.out, worker
+    )
     for path in write_answer_report(args.title or inputs.title, observations, notes, args.out):
         print(path)
     print("\n".join(summary_lines(summarise(observations))))
@@ -94,6 +104,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--generator", default=OFFLINE_GENERATOR, help="the worker's model (--answers)")
     parser.add_argument(
         "--max-new-tokens", type=_positive, default=96, help="longest generated answer (--answers)"
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=["auto", "float32", "bfloat16"],
+        default="auto",
+        help="the worker's DTYPE (--answers; default auto, as shipped)",
+    )
+    parser.add_argument(
+        "--worker-threads",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        help="the worker's TORCH_THREADS (--answers; default every core, as shipped)",
     )
     parser.add_argument("--title", help="the report's title")
     parser.add_argument(

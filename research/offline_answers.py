@@ -3,7 +3,7 @@ report indexes them, a generation worker with the offline model started on loopb
 every question asked through the chat (`api.evaluator.answer_quality.ask_through_chat`)."""
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from api.chat.settings import ChatSettings
@@ -27,9 +27,10 @@ def ask_answers(
     model: str = OFFLINE_GENERATOR,
     max_new_tokens: int = 96,
     log_dir: Path | None = None,
+    worker_settings: Mapping[str, str] | None = None,
 ) -> list[AnswerObservation]:
-    """Index the documents, start a worker with `model`, ask every question through the chat; one observation
-    per question."""
+    """Index the documents, start a worker with `model` (and `worker_settings`, e.g. DTYPE, TORCH_THREADS, over the
+    loopback worker's float32 on one thread), ask every question through the chat; one observation per question."""
     settings = IngestSettings()
     embedder = Embedder.from_settings(settings)
     with tempfile.TemporaryDirectory(prefix="vraagbaak-answers-") as folder:
@@ -39,7 +40,8 @@ def ask_answers(
             log_dir.mkdir(parents=True, exist_ok=True)
         worker_log = (log_dir or work) / "worker.log"
         try:
-            with worker_process(worker_log, model, MAX_NEW_TOKENS=str(max_new_tokens)) as url:
+            worker = {"MAX_NEW_TOKENS": str(max_new_tokens), **(worker_settings or {})}
+            with worker_process(worker_log, model, **worker) as url:
                 chat = ChatSettings(worker_urls=[url], answer_max_new_tokens=max_new_tokens)
                 retriever = Retriever.from_settings(settings, index, embedder)
                 resolver = DocumentResolver(catalogue(documents))
