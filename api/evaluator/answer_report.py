@@ -226,7 +226,9 @@ def _marked_answer(observation: AnswerObservation) -> str:
         start, end = int(sentence["start"]), int(sentence["end"])
         pieces.append(html.escape(answer[position:start]))
         text = html.escape(answer[start:end])
-        why = "wijkt af van het citaat" if sentence.get("contradicts_quote") else "niet gevonden in de bronnen"
+        why = (
+            "wijkt af van het citaat" if sentence.get("contradicts_quote") else "niet gevonden in de bronnen"
+        )
         pieces.append(f'<mark title="{why}">{text}</mark>' if not sentence["supported"] else text)
         position = end
     pieces.append(html.escape(answer[position:]))
