@@ -18,8 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from research.engine_bench.prompts import load_prompt_set
-from research.engine_bench.runner import encode_prompts
+from research.engine_bench.prompts import encode_prompts, load_prompt_set
 from speculative.build import build_generator, load_cost_model, load_target
 from speculative.engine.request import GenerationRequest
 from speculative.settings import SpeculativeSettings
@@ -49,8 +48,11 @@ def trace(args: argparse.Namespace) -> list[TracedStep]:
     settings = SpeculativeSettings(generator_model=args.model, eagle_head=args.head, tree_policy="adaptive")
     target, tokenizer = load_target(settings)
     generator = build_generator(settings, target, tokenizer, args.method, load_cost_model(settings, target))
-    [prompt] = encode_prompts(tokenizer, load_prompt_set(args.prompts)[args.prompt : args.prompt + 1])
-    request = GenerationRequest(prompt.token_ids, args.max_new_tokens, list(prompt.prompt.stop_strings))
+    chosen = load_prompt_set(args.prompts)[args.prompt : args.prompt + 1]
+    [prompt] = encode_prompts(tokenizer, chosen, settings.chat_template)
+    request = GenerationRequest(
+        prompt.token_ids, args.max_new_tokens, list(prompt.prompt.stop_strings), prompt.context_ids
+    )
     result = generator.generate(request).run()
     return [
         TracedStep(

@@ -6,16 +6,22 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import torch
 import transformers
 
+from modelstore.device_names import DTypeSetting
 from research.engine_bench.methods import HF_GREEDY, PEER_METHODS, build_methods
-from research.engine_bench.prompts import SPEC_BENCH_CATEGORIES, load_prompt_set
+from research.engine_bench.prompts import (
+    SPEC_BENCH_CATEGORIES,
+    EncodedPrompt,
+    encode_prompts,
+    load_prompt_set,
+)
 from research.engine_bench.recording import command_line
 from research.engine_bench.report import markdown_report, summarize, write_reports
-from research.engine_bench.runner import EncodedPrompt, encode_prompts, run_benchmark
+from research.engine_bench.runner import run_benchmark
 from speculative.budget.cost_model import CostModel
 from speculative.build import load_cost_model, load_target, tree_nodes
 from speculative.settings import SpeculativeSettings
@@ -48,6 +54,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
         "--tree-budget", type=int, help="draft nodes per verification (default: the device's)"
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=get_args(DTypeSetting),
+        help="the target's dtype (default: DTYPE, auto: bfloat16 where the device has bfloat16 matrix units)",
     )
     parser.add_argument(
         "--threads",
@@ -83,11 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["generator_adapter"] = args.adapter
     if args.tree_budget is not None:
         overrides["tree_budget"] = args.tree_budget
+    if args.dtype is not None:
+        overrides["dtype"] = args.dtype
     settings = SpeculativeSettings(**overrides)
     target, tokenizer = load_target(settings)
     cost_model = load_cost_model(settings, target)
     methods = build_methods(names, settings, target, tokenizer, cost_model)
-    encoded = encode_prompts(tokenizer, prompts)
+    encoded = encode_prompts(tokenizer, prompts, settings.chat_template)
     load_before = os.getloadavg()
     records = run_benchmark(
         methods, encoded, args.max_new_tokens, args.runs, lambda line: print(line, file=sys.stderr)
@@ -115,6 +128,7 @@ def describe_setup(
         "head": args.head,
         "adapter": settings.generator_adapter,
         "prompt_set": args.prompts,
+        "chat_template": settings.chat_template,
         "prompts": len(prompts),
         "mean_prompt_tokens": statistics.fmean(len(prompt.token_ids) for prompt in prompts),
         "max_new_tokens": args.max_new_tokens,

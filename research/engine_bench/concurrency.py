@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from research.engine_bench.prompts import encode_prompt, load_prompt_set
+from research.engine_bench.prompts import encode_prompts, load_prompt_set
 from research.engine_bench.recording import command_line
 from speculative.build import build_generator, build_verifier, load_target, verify_mode
 from speculative.engine.batch import BatchDecoder
@@ -98,9 +98,11 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> dict[str, Any]:
     )
     target, tokenizer = load_target(settings)
     generator = build_generator(settings, target, tokenizer, args.method)
-    prompts = load_prompt_set(args.prompts)
+    prompts = encode_prompts(tokenizer, load_prompt_set(args.prompts), settings.chat_template)
     requests = [
-        GenerationRequest(encode_prompt(tokenizer, prompt), args.max_new_tokens, prompt.stop_strings)
+        GenerationRequest(
+            prompt.token_ids, args.max_new_tokens, prompt.prompt.stop_strings, prompt.context_ids
+        )
         for prompt in prompts
     ]
     one_at_a_time(generator, requests[:1])  # warm-up: first calls pay for allocations

@@ -31,6 +31,11 @@ class Measurement:
         return len(self.token_ids) / self.total_seconds if self.total_seconds > 0 else 0.0
 
     @property
+    def first_token_seconds(self) -> float:
+        """Time to the first answer token: the prefill and the first target forward (TTFT)."""
+        return self.total_seconds - self.decode_seconds
+
+    @property
     def decode_tokens_per_second(self) -> float:
         return self.decode_tokens / self.decode_seconds if self.decode_seconds > 0 else 0.0
 

@@ -34,8 +34,15 @@ POLICY_SEPARATOR = "@"
 
 
 class Method(Protocol):
-    def run(self, prompt_ids: Sequence[int], stop_strings: Sequence[str], max_new_tokens: int) -> Measurement:
-        """Answer one prompt greedily, timed from the prompt ids to the last answer token."""
+    def run(
+        self,
+        prompt_ids: Sequence[int],
+        stop_strings: Sequence[str],
+        max_new_tokens: int,
+        context_ids: Sequence[int] | None = None,
+    ) -> Measurement:
+        """Answer one prompt greedily, timed from the prompt ids to the last answer token; `context_ids` are the
+        passages a copying drafter searches (the engine's; transformers' prompt lookup searches the prompt)."""
         ...
 
 
@@ -45,10 +52,17 @@ class EngineMethod:
     def __init__(self, generator: SpeculativeGenerator) -> None:
         self.generator = generator
 
-    def run(self, prompt_ids: Sequence[int], stop_strings: Sequence[str], max_new_tokens: int) -> Measurement:
+    def run(
+        self,
+        prompt_ids: Sequence[int],
+        stop_strings: Sequence[str],
+        max_new_tokens: int,
+        context_ids: Sequence[int] | None = None,
+    ) -> Measurement:
         device = self.generator.target.device
+        request = GenerationRequest(prompt_ids, max_new_tokens, stop_strings, context_ids)
         started = synced_clock(device)
-        result = self.generator.generate(GenerationRequest(prompt_ids, max_new_tokens, stop_strings)).run()
+        result = self.generator.generate(request).run()
         total = synced_clock(device) - started
         stats = result.stats
         return Measurement(
@@ -92,7 +106,13 @@ class TransformersMethod:
         eos = model.generation_config.eos_token_id
         self.eos_token_ids = frozenset([eos] if isinstance(eos, int) else eos or [])
 
-    def run(self, prompt_ids: Sequence[int], stop_strings: Sequence[str], max_new_tokens: int) -> Measurement:
+    def run(
+        self,
+        prompt_ids: Sequence[int],
+        stop_strings: Sequence[str],
+        max_new_tokens: int,
+        context_ids: Sequence[int] | None = None,
+    ) -> Measurement:
         clock = FirstForwardClock(len(prompt_ids))
         input_ids = torch.tensor([list(prompt_ids)], device=self.model.device)
         with counted_forwards(self.model) as forwards:

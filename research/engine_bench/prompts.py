@@ -2,11 +2,13 @@
 
 A set is named on the command line as `KIND:PATH[:CATEGORY]`. RAG sets arrive rendered, one worker request per line
 (`{"id", "category", "prompt", "context", "stop"}`, written by `python -m research.rag_prompts`): the engine knows no
-prompt template. Spec-Bench prompts are a user turn in the model's chat template, if it has one.
+prompt template. Every prompt, a rendered request or a Spec-Bench first turn, is what a client sends the worker as
+its `prompt`, so it is encoded as the worker encodes it (`speculative.worker.encoding`): one user turn of the
+model's chat template when it has one (CHAT_TEMPLATE=auto), as is otherwise.
 """
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,6 +16,7 @@ from typing import Any, TextIO
 from transformers import PreTrainedTokenizerBase
 
 from research.rendered_requests import RagPromptError, read_rag_prompts
+from speculative.worker.encoding import ChatTemplateMode, PromptEncoder
 
 MT_BENCH_CATEGORIES = frozenset(
     {"writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities"}
@@ -27,15 +30,12 @@ class PromptSetError(ValueError):
 
 @dataclass(frozen=True)
 class BenchPrompt:
-    """One benchmark prompt: `text` is a user turn when `chat`, else the complete prompt to continue.
-
-    `context` holds the passages CASD drafts from in the worker (None: the whole prompt).
-    """
+    """One benchmark prompt: `text` is the worker request's `prompt`, `context` its passages, which CASD drafts from
+    in the worker (None: the whole prompt)."""
 
     prompt_id: str
     category: str
     text: str
-    chat: bool
     stop_strings: tuple[str, ...] = ()
     context: tuple[str, ...] | None = None
 
@@ -68,15 +68,13 @@ def load_spec_bench(path: Path, category: str | None = None) -> list[BenchPrompt
         record_category = "mt_bench" if record["category"] in MT_BENCH_CATEGORIES else str(record["category"])
         if category in (None, record_category):
             prompts.append(
-                BenchPrompt(
-                    f"spec-bench-{record['question_id']}", record_category, str(record["turns"][0]), chat=True
-                )
+                BenchPrompt(f"spec-bench-{record['question_id']}", record_category, str(record["turns"][0]))
             )
     return _non_empty(prompts, path)
 
 
 def load_rendered_requests(path: Path) -> list[BenchPrompt]:
-    """The rendered requests of a JSONL file (`research.rendered_requests`) as raw prompts to continue."""
+    """The rendered requests of a JSONL file (`research.rendered_requests`): prompt, stop strings and passages."""
     try:
         requests = read_rag_prompts(path)
     except RagPromptError as error:
@@ -86,7 +84,6 @@ def load_rendered_requests(path: Path) -> list[BenchPrompt]:
             request.id,
             request.category,
             request.prompt,
-            chat=False,
             stop_strings=request.stop,
             context=request.context,
         )
@@ -95,13 +92,31 @@ def load_rendered_requests(path: Path) -> list[BenchPrompt]:
     return _non_empty(prompts, path)
 
 
-def encode_prompt(tokenizer: PreTrainedTokenizerBase, prompt: BenchPrompt) -> list[int]:
-    """Token ids of the prompt as the model sees it: a chat user turn with the generation prompt, or raw text."""
-    if prompt.chat and tokenizer.chat_template:
-        messages = [{"role": "user", "content": prompt.text}]
-        text = str(tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
-        return list(tokenizer(text, add_special_tokens=False)["input_ids"])
-    return list(tokenizer(prompt.text)["input_ids"])
+@dataclass(frozen=True)
+class EncodedPrompt:
+    """A prompt's token ids and its passages' (None: CASD searches the prompt), as the worker would encode them."""
+
+    prompt: BenchPrompt
+    token_ids: tuple[int, ...]
+    context_ids: tuple[int, ...] | None = None
+
+
+def encode_prompts(
+    tokenizer: PreTrainedTokenizerBase,
+    prompts: Sequence[BenchPrompt],
+    chat_template: ChatTemplateMode = "auto",
+) -> list[EncodedPrompt]:
+    """Tokenise once, outside any timing, as the worker does under CHAT_TEMPLATE: every method starts from the
+    same ids."""
+    encoder = PromptEncoder(tokenizer, chat_template)
+    return [
+        EncodedPrompt(
+            prompt,
+            tuple(encoder.prompt_ids(prompt.text)),
+            None if prompt.context is None else tuple(encoder.context_ids(prompt.context)),
+        )
+        for prompt in prompts
+    ]
 
 
 def _json_lines(path: Path) -> Iterator[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """Summaries per method over prompts and runs, and the JSON and markdown reports.
 
 Spec-Bench's protocol: a run's speed is the mean over prompts of tokens/s, its speedup the ratio to hf-greedy's
-speed in the same run; over runs we give the median (robust on a shared machine) and mean ± std. Token counts,
+speed in the same run; over runs we give the median (robust on a shared machine) and mean ± std. The time to the
+first token is a run's median over prompts, then the median over runs. Token counts,
 τ and the acceptance histograms do not depend on timing, so they come from the first run.
 """
 
@@ -59,9 +60,12 @@ class MethodSummary:
     decode_tokens_per_second: Spread
     end_to_end_tokens_per_second: Spread
     decode_speedup: Spread
+    prompt_decode_speedup: float
     end_to_end_speedup: Spread
+    first_token_seconds: Spread
     tau: float
     exact_match: float
+    first_divergences: tuple[int, ...]
     mean_answer_tokens: float
     mean_repeated_ngram_share: float
     degenerate_answers: int
@@ -90,14 +94,23 @@ def _summary(method: str, runs: list[list[Measurement]], baseline: list[list[Mea
         decode_speedup=Spread.of(
             [_ratio(own, _mean_decode_speed(base)) for own, base in zip(decode, baseline, strict=True)]
         ),
+        prompt_decode_speedup=_median_prompt_speedup(runs, baseline),
         end_to_end_speedup=Spread.of(
             [
                 _ratio(own, _mean_end_to_end_speed(base))
                 for own, base in zip(end_to_end, baseline, strict=True)
             ]
         ),
+        first_token_seconds=Spread.of(
+            [statistics.median(m.first_token_seconds for m in run) for run in runs]
+        ),
         tau=statistics.fmean(measurement.tau for measurement in first),
         exact_match=_exact_match(runs, baseline),
+        first_divergences=tuple(
+            index
+            for own, base in zip(first, baseline[0], strict=True)
+            if (index := first_divergence(own.token_ids, base.token_ids)) is not None
+        ),
         mean_answer_tokens=statistics.fmean(len(measurement.token_ids) for measurement in first),
         mean_repeated_ngram_share=statistics.fmean(repeated_ngram_share(m.token_ids) for m in first),
         degenerate_answers=sum(is_degenerate(measurement.token_ids) for measurement in first),
@@ -128,6 +141,18 @@ def _ratio(value: float, baseline: float) -> float:
     return value / baseline if baseline > 0 else 0.0
 
 
+def _median_prompt_speedup(runs: list[list[Measurement]], baseline: list[list[Measurement]]) -> float:
+    """The median over prompts and runs of the decode speed over hf-greedy's on the same prompt in the same run
+    (robust to one slow prompt; answers without a decode speed left out)."""
+    ratios = [
+        own.decode_tokens_per_second / base.decode_tokens_per_second
+        for own_run, base_run in zip(runs, baseline, strict=True)
+        for own, base in zip(own_run, base_run, strict=True)
+        if own.decode_tokens > 0 and base.decode_tokens > 0 and base.decode_tokens_per_second > 0
+    ]
+    return statistics.median(ratios) if ratios else 0.0
+
+
 def _exact_match(runs: list[list[Measurement]], baseline: list[list[Measurement]]) -> float:
     pairs = [
         (own.token_ids, base.token_ids)
@@ -135,6 +160,17 @@ def _exact_match(runs: list[list[Measurement]], baseline: list[list[Measurement]
         for own, base in zip(own_run, base_run, strict=True)
     ]
     return sum(own == base for own, base in pairs) / len(pairs)
+
+
+def first_divergence(answer: Sequence[int], baseline: Sequence[int]) -> int | None:
+    """The index of the first answer token that differs from the baseline's (one answer a prefix of the other:
+    where the shorter ends); None when they are equal."""
+    if tuple(answer) == tuple(baseline):
+        return None
+    return next(
+        (index for index, (own, base) in enumerate(zip(answer, baseline, strict=False)) if own != base),
+        min(len(answer), len(baseline)),
+    )
 
 
 def _histogram(run: Sequence[Measurement]) -> dict[str, dict[int, int]]:
@@ -201,6 +237,7 @@ def _measurement_row(record: Record) -> dict[str, Any]:
         "prompt_tokens": len(record.prompt.token_ids),
         "answer_tokens": len(m.token_ids),
         "total_seconds": m.total_seconds,
+        "first_token_seconds": m.first_token_seconds,
         "decode_seconds": m.decode_seconds,
         "decode_tokens": m.decode_tokens,
         "target_forwards": m.target_forwards,
@@ -237,6 +274,7 @@ def markdown_report(setup: dict[str, Any], summaries: dict[str, MethodSummary]) 
         "",
         *_speed_table(summaries),
         "",
+        *_divergence_lines(summaries),
         *_profile_table(summaries),
         "",
         *_histogram_table(summaries),
@@ -255,19 +293,33 @@ def _cost_line(setup: dict[str, Any]) -> str:
 
 def _speed_table(summaries: dict[str, MethodSummary]) -> list[str]:
     lines = [
-        "Tokens/s: median over runs (mean ± std); speedup vs hf-greedy in the same run.",
+        "Tokens/s: median over runs (mean ± std); speedup vs hf-greedy in the same run (per prompt: the median over "
+        "prompts of the speedup on each).",
         "",
-        "| method | decode tok/s | × hf-greedy | end-to-end tok/s | × hf-greedy | τ | exact match | "
-        "answer tokens | degenerate |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| method | decode tok/s | × hf-greedy | × per prompt | end-to-end tok/s | × hf-greedy | first token s | τ | "
+        "exact match | answer tokens | degenerate |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries.values():
         lines.append(
             f"| {s.method} | {s.decode_tokens_per_second} | {s.decode_speedup.median:.2f}× | "
-            f"{s.end_to_end_tokens_per_second} | {s.end_to_end_speedup.median:.2f}× | {s.tau:.2f} | "
+            f"{s.prompt_decode_speedup:.2f}× | "
+            f"{s.end_to_end_tokens_per_second} | {s.end_to_end_speedup.median:.2f}× | "
+            f"{s.first_token_seconds.median:.2f} | {s.tau:.2f} | "
             f"{s.exact_match:.0%} | {s.mean_answer_tokens:.0f} | {s.degenerate_answers}/{s.prompts} |"
         )
     return lines
+
+
+def _divergence_lines(summaries: dict[str, MethodSummary]) -> list[str]:
+    """Where answers that differ from hf-greedy's (first run) start to differ: expected only outside float32."""
+    lines = [
+        f"{s.method}: {len(s.first_divergences)} of {s.prompts} answers differ from hf-greedy's, first at answer "
+        f"token {', '.join(map(str, sorted(s.first_divergences)))}."
+        for s in summaries.values()
+        if s.first_divergences
+    ]
+    return [*lines, ""] if lines else []
 
 
 def _profile_table(summaries: dict[str, MethodSummary]) -> list[str]:

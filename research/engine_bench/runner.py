@@ -3,19 +3,11 @@
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from transformers import PreTrainedTokenizerBase
-
 from research.engine_bench.measurement import Measurement
 from research.engine_bench.methods import Method
-from research.engine_bench.prompts import BenchPrompt, encode_prompt
+from research.engine_bench.prompts import EncodedPrompt
 
 WARM_UP_NEW_TOKENS = 16
-
-
-@dataclass(frozen=True)
-class EncodedPrompt:
-    prompt: BenchPrompt
-    token_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -26,11 +18,6 @@ class Record:
     prompt: EncodedPrompt
     method: str
     measurement: Measurement
-
-
-def encode_prompts(tokenizer: PreTrainedTokenizerBase, prompts: Sequence[BenchPrompt]) -> list[EncodedPrompt]:
-    """Tokenise once, outside any timing: every method starts from the same ids."""
-    return [EncodedPrompt(prompt, tuple(encode_prompt(tokenizer, prompt))) for prompt in prompts]
 
 
 def run_benchmark(
@@ -49,7 +36,7 @@ def run_benchmark(
     for run in range(runs):
         for index, prompt in enumerate(prompts):
             for name in rotated(list(methods), index):
-                measurement = methods[name].run(prompt.token_ids, prompt.prompt.stop_strings, max_new_tokens)
+                measurement = answer(methods[name], prompt, max_new_tokens)
                 records.append(Record(run, prompt, name, measurement))
                 progress(_progress_line(run, index, len(prompts), name, measurement))
     return records
@@ -58,7 +45,11 @@ def run_benchmark(
 def warm_up(methods: Mapping[str, Method], prompt: EncodedPrompt, max_new_tokens: int) -> None:
     """One untimed answer per method: first calls pay for allocations and lazy initialisation."""
     for method in methods.values():
-        method.run(prompt.token_ids, prompt.prompt.stop_strings, max_new_tokens)
+        answer(method, prompt, max_new_tokens)
+
+
+def answer(method: Method, prompt: EncodedPrompt, max_new_tokens: int) -> Measurement:
+    return method.run(prompt.token_ids, prompt.prompt.stop_strings, max_new_tokens, prompt.context_ids)
 
 
 def rotated(names: list[str], shift: int) -> list[str]:

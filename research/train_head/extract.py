@@ -3,10 +3,11 @@
 Documents are tokenised and cut into windows of `max_length` tokens (every token is trained on). A RAG prompt
 first gets the target's own greedy answer (self-distillation: the head learns the answers it will be asked to
 draft), generated losslessly with the engine (on a slow machine only the first `self_distilled` prompts get
-one; the others are teacher-forced without an answer, which still teaches the template and the documents);
-prompt and answer together over `max_length` are truncated from
-the end and counted. Only the prompt's tail matters less than the answer, but truncating the start would cut
-the template the answer depends on, so the tail is what goes.
+one; the others are teacher-forced without an answer, which still teaches the template and the documents). A
+prompt is encoded as the worker encodes it (`speculative.worker.encoding`: one user turn of a chat model's
+template under CHAT_TEMPLATE=auto), so the head learns the sequences it will draft. Prompt and answer together
+over `max_length` are truncated from the end and counted. Only the prompt's tail matters less than the answer,
+but truncating the start would cut the template the answer depends on, so the tail is what goes.
 """
 
 from collections.abc import Iterator, Sequence
@@ -25,6 +26,7 @@ from speculative.engine.kv_cache import KVCache
 from speculative.engine.request import GenerationRequest
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
+from speculative.worker.encoding import PromptEncoder
 
 MIN_WINDOW = 16  # a document's last window shorter than this teaches little and is dropped
 
@@ -63,6 +65,7 @@ class FeatureExtractor:
         self.tokenizer = tokenizer
         self.settings = settings
         self.plan = plan
+        self.encoder = PromptEncoder(tokenizer, settings.chat_template)
         self.manifest = shards.open_manifest(
             plan.folder,
             plan.target_name,
@@ -104,10 +107,11 @@ class FeatureExtractor:
                 yield Item(f"{document.source_id}#{index}", prefix + window)
 
     def _rag_item(self, prompt: RagPrompt, answered: bool) -> Item:
-        prompt_ids = list(self.tokenizer(prompt.prompt)["input_ids"])
+        prompt_ids = self.encoder.prompt_ids(prompt.prompt)
         answer = self.manifest.answers.get(prompt.id, [] if not answered else None)
         if answer is None:
-            answer = self._greedy_answer(prompt_ids, prompt.stop)
+            context_ids = None if prompt.context is None else self.encoder.context_ids(prompt.context)
+            answer = self._greedy_answer(prompt_ids, prompt.stop, context_ids)
             self.manifest.answers[prompt.id] = answer
             shards.save_manifest(self.plan.folder, self.manifest)  # answers cost minutes: keep them at once
         token_ids = prompt_ids + answer
@@ -118,10 +122,13 @@ class FeatureExtractor:
             token_ids = token_ids[: self.plan.max_length]
         return Item(prompt.id, token_ids)
 
-    def _greedy_answer(self, prompt_ids: list[int], stop: tuple[str, ...]) -> list[int]:
-        """The target's greedy answer, through the engine (lossless; CASD only makes it faster)."""
+    def _greedy_answer(
+        self, prompt_ids: list[int], stop: tuple[str, ...], context_ids: list[int] | None
+    ) -> list[int]:
+        """The target's greedy answer, through the engine (lossless; CASD, copying from the passages as in the
+        worker, only makes it faster)."""
         generator = build_generator(self.settings, self.target, self.tokenizer, "casd")
-        request = GenerationRequest(prompt_ids, self.plan.answer_tokens, stop)
+        request = GenerationRequest(prompt_ids, self.plan.answer_tokens, stop, context_ids)
         return list(generator.generate(request).run().token_ids)
 
     def _features(self, token_ids: list[int]) -> shards.Sequence:

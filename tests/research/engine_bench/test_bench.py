@@ -13,11 +13,17 @@ from transformers import PreTrainedTokenizerBase
 
 from research.engine_bench.cli import method_names, parse_args
 from research.engine_bench.methods import HF_GREEDY, build_methods, cut_at_stop_string, engine_method
-from research.engine_bench.prompts import BenchPrompt
+from research.engine_bench.prompts import BenchPrompt, EncodedPrompt, encode_prompts
 from research.engine_bench.random_head import write_random_head
 from research.engine_bench.recording import command_line
-from research.engine_bench.report import MethodSummary, markdown_report, summarize, write_reports
-from research.engine_bench.runner import EncodedPrompt, Record, encode_prompts, rotated, run_benchmark
+from research.engine_bench.report import (
+    MethodSummary,
+    first_divergence,
+    markdown_report,
+    summarize,
+    write_reports,
+)
+from research.engine_bench.runner import Record, rotated, run_benchmark
 from speculative.engine.target import TargetModel
 from speculative.settings import SpeculativeSettings
 from tests.speculative.conftest import tiny_llama
@@ -54,14 +60,17 @@ def prompts(smollm2_tokenizer: PreTrainedTokenizerBase) -> list[EncodedPrompt]:
         "Question: how long should hands be rubbed with alcohol? Answer:",
         "[begin vraag]\nwanneer handen wassen\n[einde vraag]\n\n[begin antwoord]\n",
     ]
-    bench_prompts = [BenchPrompt(f"p{i}", "test", text, chat=False) for i, text in enumerate(texts)]
-    return encode_prompts(smollm2_tokenizer, bench_prompts)
+    bench_prompts = [BenchPrompt(f"p{i}", "test", text) for i, text in enumerate(texts)]
+    return encode_prompts(smollm2_tokenizer, bench_prompts, chat_template="none")  # texts to continue
 
 
 def _run(
     target: TargetModel, tokenizer: PreTrainedTokenizerBase, prompts: list[EncodedPrompt], runs: int = 1
 ) -> list[Record]:
-    methods = build_methods(METHODS, SpeculativeSettings(_env_file=None), target, tokenizer)  # type: ignore[call-arg]
+    # A fixed tree: the adaptive budget may rightly stop drafting when a loaded machine makes verifying look dear,
+    # and these tests are about what the benchmark reports, not about the budget (tests/speculative/budget).
+    settings = SpeculativeSettings(_env_file=None, tree_policy="fixed")  # type: ignore[call-arg]
+    methods = build_methods(METHODS, settings, target, tokenizer)
     return run_benchmark(methods, prompts, MAX_NEW_TOKENS, runs)
 
 
@@ -86,6 +95,17 @@ def test_every_method_answers_every_prompt_in_every_run(records: list[Record]) -
 
 def test_every_method_answers_exactly_as_hf_greedy(summaries: dict[str, MethodSummary]) -> None:
     assert {name: summary.exact_match for name, summary in summaries.items()} == dict.fromkeys(METHODS, 1.0)
+    assert {name: summary.first_divergences for name, summary in summaries.items()} == dict.fromkeys(
+        METHODS, ()
+    )
+
+
+def test_where_an_answer_first_differs_from_the_baseline_is_its_first_other_token_or_the_shorter_end() -> (
+    None
+):
+    assert first_divergence([1, 2, 3], [1, 2, 3]) is None
+    assert first_divergence([1, 2, 4, 5], [1, 2, 3, 5]) == 2
+    assert first_divergence([1, 2], [1, 2, 3]) == 2
 
 
 def test_tau_is_one_for_greedy_decoding_and_at_least_one_for_every_drafting_method(
@@ -99,7 +119,9 @@ def test_tau_is_one_for_greedy_decoding_and_at_least_one_for_every_drafting_meth
 
 def test_speedups_are_relative_to_hf_greedy_in_the_same_run(summaries: dict[str, MethodSummary]) -> None:
     assert summaries[HF_GREEDY].decode_speedup.values == (1.0, 1.0)
+    assert summaries[HF_GREEDY].prompt_decode_speedup == 1.0
     assert summaries[HF_GREEDY].end_to_end_speedup.values == (1.0, 1.0)
+    assert all(summary.first_token_seconds.median > 0 for summary in summaries.values())
     assert all(len(summary.decode_tokens_per_second.values) == 2 for summary in summaries.values())
     assert all(summary.decode_tokens_per_second.median > 0 for summary in summaries.values())
 
@@ -130,7 +152,7 @@ def test_every_method_stops_at_the_same_stop_string_and_counts_tokens_up_to_it(
     )
     stop = smollm2_tokenizer.decode(greedy.token_ids[6:8]).strip()
     prompt = next(r.prompt for r in records if r.prompt.prompt.prompt_id == "p1")
-    stopped = EncodedPrompt(BenchPrompt("p1", "test", prompt.prompt.text, False, (stop,)), prompt.token_ids)
+    stopped = EncodedPrompt(BenchPrompt("p1", "test", prompt.prompt.text, (stop,)), prompt.token_ids)
 
     answers = [record.measurement for record in _run(target, smollm2_tokenizer, [stopped])]
 

@@ -10,7 +10,7 @@ from transformers import PreTrainedTokenizerBase
 from research.engine_bench.prompts import (
     BenchPrompt,
     PromptSetError,
-    encode_prompt,
+    encode_prompts,
     load_prompt_set,
     load_rendered_requests,
     load_spec_bench,
@@ -46,7 +46,7 @@ def test_spec_bench_yields_first_turns_as_chat_prompts_without_extra_stop_string
         "spec-bench-401",
         "spec-bench-402",
     ]
-    assert prompts[0] == BenchPrompt("spec-bench-81", "mt_bench", "Write a poem.", chat=True)
+    assert prompts[0] == BenchPrompt("spec-bench-81", "mt_bench", "Write a poem.")
 
 
 def test_a_spec_bench_category_selects_its_prompts_and_mt_bench_groups_its_eight(spec_bench: Path) -> None:
@@ -84,11 +84,10 @@ def test_rendered_rag_requests_keep_prompt_stop_strings_and_context_as_written(t
             "hh-1",
             "dutch_rag",
             "[begin vraag]\nhoe lang?\n[einde vraag]\n",
-            chat=False,
             stop_strings=("[einde antwoord]", "[begin"),
             context=("Wrijf 30 s.", "Droog af."),
         ),
-        BenchPrompt("rag-2", "rag", "Continue: one two", chat=False),
+        BenchPrompt("rag-2", "rag", "Continue: one two"),
     ]
 
 
@@ -125,13 +124,30 @@ def test_an_empty_file_is_an_error_not_an_empty_benchmark(tmp_path: Path) -> Non
         load_rendered_requests(path)
 
 
-def test_chat_prompts_get_the_chat_template_and_rag_prompts_stay_raw(
+def test_prompts_are_encoded_as_the_worker_encodes_them_a_chat_turn_for_a_chat_model(
     smollm2_tokenizer: PreTrainedTokenizerBase,
 ) -> None:
-    chat = encode_prompt(smollm2_tokenizer, BenchPrompt("1", "qa", "Who?", chat=True))
-    raw = encode_prompt(smollm2_tokenizer, BenchPrompt("2", "dutch_rag", "[begin vraag]\nWie?", chat=False))
+    rag = BenchPrompt("1", "dutch_rag", "[begin vraag]\nWie?", context=("Wrijf 30 s.", "Droog af."))
+    spec_bench = BenchPrompt("2", "qa", "Who?")
 
-    assert smollm2_tokenizer.decode(chat).endswith(
+    [rag_ids, spec_bench_ids] = encode_prompts(smollm2_tokenizer, [rag, spec_bench])
+
+    assert smollm2_tokenizer.decode(rag_ids.token_ids).endswith(
+        "<|im_start|>user\n[begin vraag]\nWie?<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert smollm2_tokenizer.decode(spec_bench_ids.token_ids).endswith(
         "<|im_start|>user\nWho?<|im_end|>\n<|im_start|>assistant\n"
     )
-    assert smollm2_tokenizer.decode(raw) == "[begin vraag]\nWie?"
+    assert rag_ids.context_ids is not None
+    assert smollm2_tokenizer.decode(rag_ids.context_ids) == "Wrijf 30 s.\nDroog af."
+    assert spec_bench_ids.context_ids is None
+
+
+def test_without_the_chat_template_a_prompt_is_encoded_as_is(
+    smollm2_tokenizer: PreTrainedTokenizerBase,
+) -> None:
+    [encoded] = encode_prompts(
+        smollm2_tokenizer, [BenchPrompt("1", "dutch_rag", "[begin vraag]\nWie?")], "none"
+    )
+
+    assert smollm2_tokenizer.decode(encoded.token_ids) == "[begin vraag]\nWie?"

@@ -149,6 +149,38 @@ def test_rag_answers_are_the_targets_own_greedy_answers(
         assert answer and answer == reference_greedy(target.model, prompt, 8, stops)[: len(answer)]
 
 
+def test_a_chat_models_rag_prompts_are_extracted_as_the_worker_sends_them_one_user_turn(
+    model_folder: Path, rag_file: Path, tmp_path: Path, reference_greedy: ReferenceGreedy
+) -> None:
+    chat_model = tmp_path / "chat-model"
+    shutil.copytree(model_folder, chat_model)
+    shutil.copy(Path(cached_model(SMOLLM2)) / "chat_template.jinja", chat_model / "chat_template.jinja")
+    extract(
+        chat_model,
+        tmp_path / "features",
+        "--rag",
+        str(rag_file),
+        "--answer-tokens",
+        "4",
+        "--max-length",
+        "512",
+    )
+    tokenizer = AutoTokenizer.from_pretrained(chat_model)
+    target = TargetModel.load(chat_model, "cpu", "float32")
+    stops = model_stop_token_ids(target.config, target.model.generation_config, tokenizer)
+    messages = [{"role": "user", "content": build_rag_prompt(QUESTIONS[0], CHUNKS)}]
+    turn = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    prompt = tokenizer(turn, add_special_tokens=False)["input_ids"]
+
+    first = next(shards.read_sequences(tmp_path / "features")).tokens.tolist()
+
+    assert first[: len(prompt)] == prompt
+    assert tokenizer.decode(prompt).endswith("[begin antwoord]\n<|im_end|>\n<|im_start|>assistant\n")
+    assert (
+        first[len(prompt) :] == reference_greedy(target.model, prompt, 4, stops)[: len(first) - len(prompt)]
+    )
+
+
 def test_sequences_over_the_maximum_length_are_truncated_and_counted(
     model_folder: Path, rag_file: Path, tmp_path: Path
 ) -> None:
