@@ -37,6 +37,18 @@ async function storedConversation(page, id) {
   return response.json();
 }
 
+// The conversation once `settled` holds for it: each click saves on its own request, which a busy machine may
+// answer after the next click, so the check reads until the saves have landed (at most `seconds`).
+async function settledConversation(page, id, settled, seconds = 15) {
+  const until = Date.now() + seconds * 1000;
+  let stored = await storedConversation(page, id);
+  while (!settled(stored) && Date.now() < until) {
+    await page.waitForTimeout(250);
+    stored = await storedConversation(page, id);
+  }
+  return stored;
+}
+
 async function latestConversationId(page) {
   const response = await page.request.get(`${base}/api/conversations`);
   const list = await response.json();
@@ -107,8 +119,10 @@ try {
     await first.getByRole("group", { name: "Bevat dit document een antwoord op jouw vraag?" }).getByRole("button", { name: "Ja" }).click();
     await first.getByRole("group", { name: "Is de markering op het juiste deel van de tekst geplaatst?" }).getByRole("button", { name: "Nee" }).click();
     await page.getByRole("group", { name: "Antwoord gevonden?" }).getByRole("button", { name: "Ja" }).click();
-    await page.waitForTimeout(500);
-    const stored = await storedConversation(page, conversationId);
+    const stored = await settledConversation(page, conversationId, (conversation) => {
+      const saved = conversation.messages.at(-1).feedback[0];
+      return conversation.answer_found === true && saved?.highlight_correct === false;
+    });
     const feedback = stored.messages.at(-1).feedback[0];
     check(feedback && feedback.contains_answer === true && feedback.highlight_correct === false, `document feedback stored: ${JSON.stringify(feedback)}`);
     check(stored.answer_found === true, "answer found stored");
