@@ -199,6 +199,7 @@ def ask(
                     alpha=settings.retrieval_alpha,
                     top_k=settings.retrieval_top_k,
                     relevance_floor=settings.relevance_floor,
+                    repeat_min_chars=settings.retrieval_repeat_min_chars,
                 )
                 for query, vector in zip(labelled.queries, query_vectors, strict=True):
                     if query.relevant_documents or fold == 0:
