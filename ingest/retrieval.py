@@ -9,6 +9,10 @@ the relevance floor drops those below it by their fused score as without one (so
 and the cross-encoder orders the rest: the best `top_k` reach the chat, each with its reranker score beside the
 fused and leg scores. Without a reranker the chunks come in the hybrid order.
 
+A chunk that repeats a higher-ranked one (the overlap of neighbouring chunks, a summary's sentence: `ingest.distinct`,
+setting RETRIEVAL_REPEAT_MIN_CHARS) gives its place to the next candidate that does not, so the 3 passages are
+3 places; hybrid search returns REPEAT_SPARE candidates per passage for that.
+
 Metadata filters (audience, department, document ids) let a paediatrician see the children's version of a
 procedure. A relevance floor on the fused score lets the chat say "not found" when nothing scores above it;
 the evaluation report (`python -m research.evaluate`, section "Relevance floor") shows how the scores of relevant and
@@ -26,14 +30,18 @@ import numpy as np
 from numpy.typing import NDArray
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from ingest.distinct import distinct
 from ingest.rerank import Reranker, pair_text
 from ingest.search.types import LegScores, SearchFilter, SearchHit, SearchIndex
-from ingest.settings import DEFAULT_ALPHA, DEFAULT_TOP_K, IngestSettings
+from ingest.settings import DEFAULT_ALPHA, DEFAULT_REPEAT_MIN_CHARS, DEFAULT_TOP_K, IngestSettings
 from modelstore.production import require_model
 
 log = logging.getLogger(__name__)
 
 PROMPT_ALLOWANCE = 8  # tokens kept free for the query prompt (`query: ` is 3 for e5)
+REPEAT_SPARE = (
+    3  # candidates per passage while repeats are passed over: room for a passage and its 2 neighbours
+)
 
 
 class EmptyQuestion(ValueError):
@@ -118,6 +126,7 @@ class Retriever:
         relevance_floor: float = 0.0,
         reranker: Reranker | None = None,
         rerank_candidates: int = 20,
+        repeat_min_chars: int = DEFAULT_REPEAT_MIN_CHARS,
     ) -> None:
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"alpha must lie in [0, 1], got {alpha}")
@@ -125,6 +134,8 @@ class Retriever:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
         if rerank_candidates < 1:
             raise ValueError(f"rerank_candidates must be at least 1, got {rerank_candidates}")
+        if repeat_min_chars < 0:
+            raise ValueError(f"repeat_min_chars must not be negative, got {repeat_min_chars}")
         self._index = index
         self._embedder = embedder
         self._truncator = truncator
@@ -133,6 +144,7 @@ class Retriever:
         self.relevance_floor = relevance_floor
         self.reranker = reranker
         self.rerank_candidates = rerank_candidates
+        self.repeat_min_chars = repeat_min_chars
 
     @classmethod
     def from_settings(
@@ -142,8 +154,8 @@ class Retriever:
         embedder: QueryEmbedder,
         reranker: Reranker | None = None,
     ) -> "Retriever":
-        """The retriever the chat uses: α, top k, relevance floor and reranking as the deployment configured them
-        (`reranker` when given, else the one RERANKER_MODEL names, loaded here)."""
+        """The retriever the chat uses: α, top k, relevance floor, reranking and repeats as the deployment
+        configured them (`reranker` when given, else the one RERANKER_MODEL names, loaded here)."""
         return cls(
             index,
             embedder,
@@ -153,6 +165,7 @@ class Retriever:
             relevance_floor=settings.relevance_floor,
             reranker=reranker or Reranker.from_settings(settings),
             rerank_candidates=settings.reranker_candidates,
+            repeat_min_chars=settings.retrieval_repeat_min_chars,
         )
 
     def retrieve(
@@ -186,16 +199,19 @@ class Retriever:
         top_k: int | None = None,
         filters: SearchFilter | None = None,
     ) -> Retrieval:
-        """Hybrid search for a prepared question and its vector; chunks below the relevance floor are dropped,
-        and a reranker orders the first `rerank_candidates` of the rest (those after them follow in hybrid order).
+        """Hybrid search for a prepared question and its vector; chunks below the relevance floor are dropped, a
+        reranker orders the first `rerank_candidates` of the rest (those after them follow in hybrid order), and a
+        chunk that repeats one before it is passed over.
         """
         limit = top_k or self.top_k
-        fetched = max(limit, self.rerank_candidates) if self.reranker is not None else limit
+        wanted = limit * REPEAT_SPARE if self.repeat_min_chars else limit
+        fetched = max(wanted, self.rerank_candidates) if self.reranker is not None else wanted
         hits = self._index.hybrid_search(text, vector, alpha=self.alpha, limit=fetched, filters=filters)
         chunks = [_retrieved(hit) for hit in hits if hit.score >= self.relevance_floor]
         if self.reranker is not None:
             chunks = reranked(self.reranker, text, chunks, self.rerank_candidates)
-        return Retrieval(question=text, truncated=truncated, chunks=tuple(chunks[:limit]))
+        kept = distinct(chunks, _passage, limit, self.repeat_min_chars)
+        return Retrieval(question=text, truncated=truncated, chunks=tuple(kept))
 
 
 def reranked(
@@ -205,6 +221,10 @@ def reranked(
     head, tail = chunks[:candidates], chunks[candidates:]
     order = reranker.order(question, [pair_text(chunk.title, chunk.text) for chunk in head])
     return [replace(head[i], rerank_score=score) for i, score in order] + tail
+
+
+def _passage(chunk: RetrievedChunk) -> str:
+    return chunk.text
 
 
 def _retrieved(hit: SearchHit) -> RetrievedChunk:

@@ -15,6 +15,7 @@ from modelstore.device_names import DeviceName, DTypeSetting, resolve_dtype
 
 DEFAULT_ALPHA = 0.7
 DEFAULT_TOP_K = 3
+DEFAULT_REPEAT_MIN_CHARS = 120  # below the 160 characters neighbouring chunks share
 
 
 class IngestSettings(BaseSettings):
@@ -87,6 +88,14 @@ class IngestSettings(BaseSettings):
     )
     retrieval_top_k: int = Field(
         DEFAULT_TOP_K, ge=1, le=50, description="Chunks the chat puts in the prompt (the source system's 3)."
+    )
+    retrieval_repeat_min_chars: int = Field(
+        DEFAULT_REPEAT_MIN_CHARS,
+        ge=0,
+        le=8000,
+        description="A retrieved chunk that shares this many characters in a row with a higher-ranked one "
+        "(neighbouring chunks share up to CHUNK_OVERLAP), or one of its sentences, gives its place to the next "
+        "candidate that does not; 0 = off.",
     )
     reranker_model: str = Field(
         "",

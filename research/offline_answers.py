@@ -45,6 +45,8 @@ def ask_answers(
                 chat = ChatSettings(worker_urls=[url], answer_max_new_tokens=max_new_tokens)
                 retriever = Retriever.from_settings(settings, index, embedder)
                 resolver = DocumentResolver(catalogue(documents))
-                return ask_through_chat(retriever, chat, "UZ Voorbeeld", queries, resolver=resolver)
+                return ask_through_chat(
+                    retriever, chat, "UZ Voorbeeld", settings.embedding_model, queries, resolver=resolver
+                )
         finally:
             index.close()

@@ -5,8 +5,10 @@ an unanswerable question still scores near 1. Three signals are not rescaled: th
 and the BM25 score of the best chunk, and the share of the question's content words that the retrieved passages
 contain. The last catches the hard case of a procedure that is not indexed while a sibling is ("glucagon dosis
 kind" when only the adult version is there: everything matches but "kind"), and, being a share rather than a
-score, its threshold carries over from one document collection to another where raw BM25 does not. How the
-thresholds are chosen: docs/evaluation.md, "Knowing when it does not know".
+score, its threshold carries over from one document collection to another where raw BM25 does not, but it
+refuses a question asked in other words than the documents'. How the thresholds are chosen: docs/evaluation.md,
+"Knowing when it does not know" and "A dense gate instead of word coverage"; which the chat uses by default (a dense
+gate calibrated per embedder, coverage off): `api/chat/calibration.py`.
 """
 
 import re

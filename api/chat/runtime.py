@@ -17,6 +17,7 @@ from starlette.datastructures import State
 
 from api.chat import storage
 from api.chat.abstention import AbstentionRule
+from api.chat.calibration import deployed_rule
 from api.chat.limits import UserSlots
 from api.chat.settings import ChatSettings
 from api.chat.stopping import Generations
@@ -57,6 +58,7 @@ class ChatRuntime:
     settings: ChatSettings
     database_url: str
     hospital: str
+    embedding_model: str  # whose calibrated dense gate stands in for an unset ABSTAIN_MIN_DENSE
     user_slots: UserSlots = field(default_factory=UserSlots)
     retrieval_threads: int = 2  # embedding is CPU-bound: more threads than cores only thrash
     _retrieval_pool: ThreadPoolExecutor | None = None
@@ -85,15 +87,21 @@ class ChatRuntime:
 
     @property
     def abstention(self) -> AbstentionRule:
-        chat = self.settings
-        return AbstentionRule(chat.abstain_min_dense, chat.abstain_min_bm25, chat.abstain_min_coverage)
+        return deployed_rule(self.settings, self.embedding_model)
 
     @classmethod
     def from_settings(cls, api: ProcessSettings, chat: ChatSettings, ingest: IngestSettings) -> "ChatRuntime":
         """The deployment's retriever (its index and embedder) and a pool over its workers."""
         index = open_search_index(ingest)
         retriever = Retriever.from_settings(ingest, index, Embedder.from_settings(ingest))
-        return cls(retriever, pool_from_settings(chat), chat, api.database_url, api.hospital_name)
+        return cls(
+            retriever,
+            pool_from_settings(chat),
+            chat,
+            api.database_url,
+            api.hospital_name,
+            ingest.embedding_model,
+        )
 
 
 def pool_from_settings(chat: ChatSettings) -> WorkerPool:

@@ -5,9 +5,11 @@ from typing import Annotated, Self
 from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-# From `python -m research.abstention.study` (docs/evaluation.md, "Knowing when it does not know"). The leg
-# thresholds (dense, BM25) depend on the embedder and the collection, so they are off unless measured there.
-DEFAULT_MIN_COVERAGE = 0.627
+# Word coverage's threshold from `python -m research.abstention.study` (docs/evaluation.md, "Knowing when it does
+# not know"), for ABSTAIN_MIN_COVERAGE: off by default, because it refuses questions asked in other words than the
+# documents' (docs/evaluation.md, "A dense gate instead of word coverage"). The dense gate is calibrated per
+# embedder (api/chat/calibration.py); BM25's threshold depends on the collection, so it is off unless measured.
+MEASURED_MIN_COVERAGE = 0.627
 # From the quote-first comparison (docs/evaluation.md, "The generated answer"): with the quote first the offline
 # generator's answer held the key fact for 7 of 40 real dev questions instead of 2.
 DEFAULT_QUOTE_FIRST = True
@@ -83,18 +85,19 @@ class ChatSettings(BaseSettings):
     )
     abstain_min_dense: float | None = Field(
         None,
-        description="Answer when the best chunk's raw dense cosine reaches this (unset: the leg cannot vouch).",
+        description="Answer only when the best chunk's raw dense cosine reaches this, or BM25 vouches (unset: the "
+        "gate calibrated for EMBEDDING_MODEL, none for an embedder without one; -1: no dense gate).",
     )
     abstain_min_bm25: float | None = Field(
         None,
         description="Answer when the best chunk's raw BM25 score reaches this (unset: the leg cannot vouch).",
     )
     abstain_min_coverage: float | None = Field(
-        DEFAULT_MIN_COVERAGE,
+        None,
         ge=0.0,
         le=1.0,
         description="Answer only when the retrieved passages hold this share of the question's content words "
-        "(unset: not asked).",
+        f"(unset: not asked; {MEASURED_MIN_COVERAGE} was measured for Dutch).",
     )
 
     @field_validator(

@@ -74,11 +74,13 @@ def ask_through_chat(
     retriever: ChatRetriever,
     chat: ChatSettings,
     hospital: str,
+    embedding_model: str,
     queries: Sequence[EvalQuery],
     progress: Progress | None = None,
     resolver: DocumentResolver | None = None,
 ) -> list[AnswerObservation]:
-    """Ask every question through the chat's steps with `retriever` and the workers of `chat`, storing the
+    """Ask every question through the chat's steps with `retriever` (its index embedded by `embedding_model`, whose
+    calibrated dense gate the not-found rule uses) and the workers of `chat`, storing the
     messages in a temporary SQLite database (the evaluator's questions stay out of every real history);
     `progress(done, total)` after each question; `resolver` tells which indexed documents a question's
     `relevant_documents` name (without it, no document hit is recorded). Runs its own event loop: call it from a
@@ -90,7 +92,15 @@ def ask_through_chat(
         try:
             return asyncio.run(
                 _ask_all(
-                    retriever, chat, database_url, hospital, conversation_id, queries, progress, resolver
+                    retriever,
+                    chat,
+                    database_url,
+                    hospital,
+                    embedding_model,
+                    conversation_id,
+                    queries,
+                    progress,
+                    resolver,
                 )
             )
         finally:
@@ -111,13 +121,14 @@ async def _ask_all(
     chat: ChatSettings,
     database_url: str,
     hospital: str,
+    embedding_model: str,
     conversation_id: int,
     queries: Sequence[EvalQuery],
     progress: Progress | None,
     resolver: DocumentResolver | None,
 ) -> list[AnswerObservation]:
     pool = pool_from_settings(chat)  # its HTTP client belongs to this event loop
-    runtime = ChatRuntime(retriever, pool, chat, database_url, hospital)
+    runtime = ChatRuntime(retriever, pool, chat, database_url, hospital, embedding_model)
     observations = []
     try:
         for number, query in enumerate(queries, start=1):

@@ -9,7 +9,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ingest.settings import IngestSettings
+from ingest.settings import DEFAULT_REPEAT_MIN_CHARS, IngestSettings
 from modelstore.production import names_a_model
 
 DEFAULT_EMBEDDER = "intfloat/multilingual-e5-small"
@@ -38,6 +38,11 @@ class RetrievalConfig(BaseModel):
     embedder: str = Field(DEFAULT_EMBEDDER, min_length=1)
     reranker: str = Field("", description="Cross-encoder over the hybrid candidates; empty = none.")
     candidates: int = Field(20, ge=1, le=100, description="Hybrid results the reranker orders.")
+    repeats: int = Field(
+        DEFAULT_REPEAT_MIN_CHARS,
+        ge=0,
+        description="Characters in a row a result may share with one before it before it is passed over; 0 = off.",
+    )
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> Self:
@@ -46,8 +51,8 @@ class RetrievalConfig(BaseModel):
         return self
 
     def index_key(self) -> tuple[bool, int, int, str]:
-        """What the index depends on; α and the reranker are applied at query time, so configurations differing
-        only in them can search the same index without changing a single result."""
+        """What the index depends on; α, the reranker and repeats are applied at query time, so configurations
+        differing only in them can search the same index without changing a single result."""
         return (self.title_prefix, self.chunk_size, self.chunk_overlap, self.embedder)
 
     def describe(self) -> dict[str, str]:
@@ -57,6 +62,7 @@ class RetrievalConfig(BaseModel):
             "chunk": f"{self.chunk_size}/{self.chunk_overlap}",
             "embedder": self.embedder,
             **({"reranker": f"{self.reranker} over {self.candidates}"} if self.reranker else {}),
+            **({"repeats": _repeats(self.repeats)} if self.repeats != DEFAULT_REPEAT_MIN_CHARS else {}),
         }
 
 
@@ -69,6 +75,7 @@ def deployed_config(settings: IngestSettings) -> RetrievalConfig:
         embedder=settings.embedding_model,
         reranker=settings.reranker_model if names_a_model(settings.reranker_model) else "",
         candidates=settings.reranker_candidates,
+        repeats=settings.retrieval_repeat_min_chars,
     )
 
 
@@ -78,7 +85,8 @@ class ConfigError(ValueError):
 
 def parse_config(argument: str) -> tuple[str, RetrievalConfig]:
     """`NAME=key=value,key=value`: keys `alpha`, `title` (on/off), `chunk` (SIZE/OVERLAP), `embedder`,
-    `reranker` (a model name or folder), `candidates` (how many hybrid results it orders)."""
+    `reranker` (a model name or folder), `candidates` (how many hybrid results it orders), `repeats` (characters
+    in a row that make a result a repeat of one before it; 0 = keep repeats)."""
     name, separator, settings = argument.partition("=")
     if not separator or not name.strip():
         raise ConfigError(
@@ -105,6 +113,8 @@ def _field(argument: str, key: str, value: str) -> dict[str, object]:
         return {"reranker": "" if value.lower() in ("none", "off") else value}
     if key == "candidates":
         return {"candidates": value}
+    if key == "repeats":
+        return {"repeats": value}
     if key == "title":
         if value.lower() not in _SWITCHES:
             raise ConfigError(f"{argument!r}: title must be on or off, got {value!r}")
@@ -115,8 +125,12 @@ def _field(argument: str, key: str, value: str) -> dict[str, object]:
             raise ConfigError(f"{argument!r}: chunk must be SIZE/OVERLAP, e.g. 800/160, got {value!r}")
         return {"chunk_size": size, "chunk_overlap": overlap}
     raise ConfigError(
-        f"{argument!r}: unknown setting {key!r} (known: alpha, title, chunk, embedder, reranker, candidates)"
+        f"{argument!r}: unknown setting {key!r} (known: alpha, title, chunk, embedder, reranker, candidates, repeats)"
     )
+
+
+def _repeats(min_chars: int) -> str:
+    return "kept" if min_chars == 0 else f"passed over at {min_chars} characters"
 
 
 STUDY: dict[str, RetrievalConfig] = {

@@ -86,7 +86,8 @@ def summary_csv(report: EvaluationReport) -> str:
 
 
 def queries_csv(report: EvaluationReport) -> str:
-    """Per question and configuration: ranks (empty = not judged at that level, `>50` = not found)."""
+    """Per question and configuration: ranks (empty = not judged at that level, `>50` = not found), and how many
+    of the first 3 passages repeat one before them."""
     rows = [
         {
             "configuration": result.name,
@@ -94,6 +95,7 @@ def queries_csv(report: EvaluationReport) -> str:
             "question": outcome.question,
             "document_rank": _rank_cell(outcome.document_judged, outcome.document_rank),
             "chunk_rank": _rank_cell(outcome.chunk_judged, outcome.chunk_rank),
+            "top3_repeats": outcome.top_repeats,
             "unresolved": "; ".join(outcome.unresolved),
         }
         for result in report.results

@@ -9,7 +9,9 @@ when it is a passage of a relevant document that holds the key phrase (`api.eval
 is the share of questions whose key fact is in one of the three passages the chat shows.
 
 The scores of the first few results are kept with their relevance, so the report can show where a relevance floor
-would separate answers from non-answers (including questions that no document answers).
+would separate answers from non-answers (including questions that no document answers), and how many of them repeat
+a result before them (the overlap of neighbouring chunks, a summary's sentence: `ingest.distinct`), so it can show
+whether the passages the chat shows are distinct places.
 """
 
 from collections.abc import Sequence
@@ -19,6 +21,8 @@ from api.evaluator.key_facts import holds_key_fact
 from api.evaluator.metrics import DEPTH, first_relevant_rank
 from api.evaluator.queries import AnswerSpan, EvalQuery
 from api.evaluator.resolution import DocumentResolver
+from ingest.distinct import repeated
+from ingest.settings import DEFAULT_REPEAT_MIN_CHARS
 
 FLOOR_DEPTH = 3  # the chunks that go into the prompt
 
@@ -59,6 +63,7 @@ class QueryOutcome:
     chunk_rank: int | None
     unresolved: tuple[str, ...]
     top_results: tuple[ScoredResult, ...] = ()
+    top_repeats: int = 0  # of the first FLOOR_DEPTH results, how many repeat one before them
 
 
 def judge(query: EvalQuery, results: Sequence[Retrieved], resolver: DocumentResolver) -> QueryOutcome:
@@ -85,6 +90,9 @@ def judge(query: EvalQuery, results: Sequence[Retrieved], resolver: DocumentReso
         top_results=tuple(
             ScoredResult(result.score, result.dense_similarity, relevant)
             for result, relevant in zip(results[:FLOOR_DEPTH], document_relevance, strict=False)
+        ),
+        top_repeats=sum(
+            repeated([result.text for result in results[:FLOOR_DEPTH]], DEFAULT_REPEAT_MIN_CHARS)
         ),
     )
 

@@ -71,8 +71,8 @@ class Embedders:
         return self._rerankers[name]
 
     def retriever(self, config: RetrievalConfig, index: SearchIndex) -> Retriever:
-        """The chat's retriever over `index` with the configuration's embedder, α and reranker, returning the
-        first 50 chunks, no floor."""
+        """The chat's retriever over `index` with the configuration's embedder, α, reranker and repeats,
+        returning the first 50 chunks, no floor."""
         truncator = QuestionTruncator.for_model(config.embedder, self._settings.model_cache)
         return Retriever(
             index,
@@ -83,6 +83,7 @@ class Embedders:
             relevance_floor=0.0,
             reranker=self.reranker(config.reranker),
             rerank_candidates=config.candidates,
+            repeat_min_chars=config.repeats,
         )
 
     def prepared(self, name: str, retriever: Retriever, questions: Sequence[str]) -> PreparedQuestions:

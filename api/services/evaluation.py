@@ -308,7 +308,7 @@ def run_answer_report(
 
         chat = runtime()
         observations = ask_through_chat(
-            chat.retriever, chat.settings, chat.hospital, queries, progress, resolver
+            chat.retriever, chat.settings, chat.hospital, chat.embedding_model, queries, progress, resolver
         )
         note = (
             f"{_asked(queries)}, gesteld via de chat (zoeken, citaat, het taalmodel van de chat, controle)."

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from api.chat.abstention import AbstentionRule
-from api.chat.settings import DEFAULT_MIN_COVERAGE
+from api.chat.settings import MEASURED_MIN_COVERAGE
 from ingest.embedding import Embedder
 from ingest.settings import IngestSettings
 from research.abstention.cases import Case, write_cases
@@ -76,8 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--min-coverage",
         type=float,
-        default=DEFAULT_MIN_COVERAGE,
-        help=f"the chat's ABSTAIN_MIN_COVERAGE (default {DEFAULT_MIN_COVERAGE})",
+        default=MEASURED_MIN_COVERAGE,
+        help=f"the coverage threshold (ABSTAIN_MIN_COVERAGE; default the measured {MEASURED_MIN_COVERAGE})",
     )
     parser.add_argument("--prompts", type=Path, required=True, help="JSONL of worker requests to write")
     parser.add_argument("--cases", type=Path, required=True, help="CSV of every case and its prompt to write")

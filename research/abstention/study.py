@@ -12,8 +12,18 @@ each with its family in SIGNALS. The thresholds reported are the strictest that 
 abstention (answerable questions answered "not found") within the budget, chosen on all sets pooled and on each
 set alone, then applied to every set: a set no threshold was chosen on is a held-out test of the rule.
 
+With `--whole-index` nothing is left out: the PDFs are indexed once, as the chat's index holds them, and the
+questions labelled with no document (written near the documents' topics) are the unanswerable ones. That is how the
+dense gate of `api/chat/calibration.py` is calibrated per embedder: the strictest cosine that refuses no more than
+the budget of a development part's answerable questions (`dense_gate`), reported on a test part. The report ends
+with the refusals of each set's dense gate and of the chat's rule as deployed (the ABSTAIN_* settings, the calibrated
+gate where ABSTAIN_MIN_DENSE is unset) per set, part and wording: literal and paraphrased answerable questions and
+unanswerable ones (the part is the question id's first segment and `.para.` in it marks a paraphrase, as
+`samples/real` writes them).
+
 Data paths are arguments, e.g. `--xquad ../shared/data/xquad/xquad.de.json --csv samples/questions.csv
---documents samples/documents` (`--csv`/`--documents` pairs repeat); per-question scores go to `--out` as CSV.
+--documents samples/documents` (`--csv`/`--documents` pairs repeat); per-question scores go to `--out` as CSV, and
+`--scores` reports again from them (with the settings of the time, e.g. another ABSTAIN_MIN_COVERAGE).
 """
 
 import argparse
@@ -30,6 +40,8 @@ import torch
 from numpy.typing import NDArray
 
 from api.chat.abstention import AbstentionRule, Confidence, coverage
+from api.chat.calibration import deployed_rule
+from api.chat.settings import ChatSettings
 from api.dutch import Vocabulary, content_words
 from api.evaluator.corpus import CleanedDocument, clean_set, read_pdf_folder
 from api.evaluator.datasets import load_covid_qa, load_xquad
@@ -61,6 +73,7 @@ class LabelledSet:
     groups: dict[str, str]  # document id → group
     queries: tuple[EvalQuery, ...]
     folds: int
+    leave_out: bool = True  # False: one index of every document, the labels alone tell the unanswerable
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,8 @@ class Observation:
     top1_coverage: float | None = None
     known_coverage: float | None = None
     words: str = ""  # each content word with the chunks of the fold's index holding it, + found / - missing
+    query_id: str = ""
+    wording: str = "literal"  # of an answerable question: literal or paraphrased; else unanswerable
 
     @property
     def confidence(self) -> Confidence:
@@ -169,22 +184,38 @@ def fold_of(labelled: LabelledSet) -> dict[str, int]:
     return {document: fold[group] for document, group in labelled.groups.items()}
 
 
+def fold_indexes(labelled: LabelledSet) -> list[frozenset[str]]:
+    """The documents each fold's index holds: all but the fold's own, or all of them once (`leave_out` off)."""
+    if not labelled.leave_out:
+        return [frozenset(labelled.groups)]
+    folds = fold_of(labelled)
+    return [
+        frozenset(doc for doc, doc_fold in folds.items() if doc_fold != fold)
+        for fold in range(labelled.folds)
+    ]
+
+
+def wording(query: EvalQuery) -> str:
+    """unanswerable (no document), paraphrased (`.para.` in its id, as samples/real writes it) or literal."""
+    if not query.relevant_documents:
+        return "unanswerable"
+    return "paraphrased" if ".para." in f".{query.id}." else "literal"
+
+
 def ask(
     labelled: LabelledSet,
     records: dict[str, list[ChunkRecord]],
     embedder: Embedder,
     settings: IngestSettings,
 ) -> Iterator[Asked]:
-    """Every question of every fold, retrieved by the chat's retriever from an index that lacks the fold's
-    documents (fold by fold; a question no document answers is asked in fold 0 only, so it counts once)."""
+    """Every question of every fold, retrieved by the chat's retriever from the fold's index (`fold_indexes`;
+    a question no document answers is asked in fold 0 only, so it counts once)."""
     texts = [record.text for chunks in records.values() for record in chunks]
     log.info("%s: embedding %d chunks of %d documents", labelled.name, len(texts), len(records))
     vectors = dict(zip(_record_keys(records.values()), embedder.embed_passages(texts), strict=True))
     query_vectors = np.stack([embedder.embed_query(query.question) for query in labelled.queries])
     truncator = QuestionTruncator.for_model(settings.embedding_model, settings.model_cache)
-    folds = fold_of(labelled)
-    for fold in range(labelled.folds):
-        indexed = frozenset(doc for doc, doc_fold in folds.items() if doc_fold != fold)
+    for fold, indexed in enumerate(fold_indexes(labelled)):
         with tempfile.TemporaryDirectory(prefix="vraagbaak-abstention-") as folder:
             index = EmbeddedIndex(Path(folder), embedding_model=embedder.model_name)
             try:
@@ -199,6 +230,7 @@ def ask(
                     alpha=settings.retrieval_alpha,
                     top_k=settings.retrieval_top_k,
                     relevance_floor=settings.relevance_floor,
+                    repeat_min_chars=settings.retrieval_repeat_min_chars,
                 )
                 for query, vector in zip(labelled.queries, query_vectors, strict=True):
                     if query.relevant_documents or fold == 0:
@@ -249,6 +281,8 @@ def _observation(
         top1_coverage=coverage(question, passages[:1]),
         known_coverage=_known_coverage(question, passages, known),
         words=_words(question, passages, frequencies),
+        query_id=asked.query.id,
+        wording=wording(asked.query) if asked.answerable else "unanswerable",
     )
 
 
@@ -362,7 +396,8 @@ def _vouches(
 
 def report(observations: Sequence[Observation], budget: float, settings: IngestSettings) -> str:
     """Markdown tables: each signal's strictest rule within the budget, chosen on all sets pooled and on each set
-    alone, applied to every set; then the distributions of the signals."""
+    alone, applied to every set; the distributions of the signals; the refusals of the dense gates and of the
+    chat's rule as deployed per set, part and wording."""
     sets = sorted({o.set for o in observations})
     lines = [
         f"False-abstention budget {budget:.0%} (α {settings.retrieval_alpha}, top {settings.retrieval_top_k}, "
@@ -394,7 +429,59 @@ def report(observations: Sequence[Observation], budget: float, settings: IngestS
                 f"| {_quantiles(o.bm25 for o in group)} | {_quantiles(o.fused for o in group)} "
                 f"| {_quantiles(o.coverage for o in group)} |"
             )
-    return "\n".join(lines)
+    return "\n".join(lines + _gate_lines(observations, budget, settings))
+
+
+def dense_gate(observations: Sequence[Observation], budget: float) -> float | None:
+    """The strictest dense threshold that refuses no more than `budget` of the answerable observations (cut to 4
+    decimals, so the cosine it is taken at still passes); None without answerable observations."""
+    answerable = [o for o in observations if o.answerable]
+    cosines = sorted(o.dense for o in answerable if o.dense is not None)
+    allowed = int(budget * len(answerable) + 1e-9) - (len(answerable) - len(cosines))
+    if not cosines or allowed < 0:
+        return None
+    return float(np.floor(cosines[min(allowed, len(cosines) - 1)] * 10_000) / 10_000)
+
+
+def refusals_by_wording(
+    observations: Sequence[Observation], rule: AbstentionRule
+) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(set, part, wording) → how many of its observations the rule refuses, and how many there are; the part is
+    the question id's first segment (`paraphrased-dev` of `paraphrased-dev.fact.para.anti-28`), else empty."""
+    counts: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for o in observations:
+        key = (o.set, o.query_id.split(".")[0] if "." in o.query_id else "", o.wording)
+        refused, total = counts.get(key, (0, 0))
+        counts[key] = (refused + rule.abstains(o.confidence), total + 1)
+    return counts
+
+
+def _gate_lines(observations: Sequence[Observation], budget: float, settings: IngestSettings) -> list[str]:
+    """Each set's dense gate (and all sets' pooled) applied to every set, and the chat's rule as deployed (ABSTAIN_*
+    settings, the calibrated dense gate), refusals per set, part and wording."""
+    sets = sorted({o.set for o in observations})
+    rules = {
+        f"dense gate chosen on {name}": AbstentionRule(
+            dense_gate([o for o in observations if name in ("all", o.set)], budget), None
+        )
+        for name in [*sets, "all"]
+    }
+    rules["the chat's rule as deployed"] = deployed_rule(ChatSettings(), settings.embedding_model)
+    lines = [
+        "",
+        f"Refusals per set, part and wording (dense gate: the strictest cosine refusing ≤ {budget:.0%} of the "
+        "answerable questions it is chosen on):",
+        "",
+        "| rule | min dense | min BM25 | min coverage | set | part | wording | refused |",
+        "|---|---:|---:|---:|---|---|---|---:|",
+    ]
+    for label, rule in rules.items():
+        for (name, part, group), (refused, total) in sorted(refusals_by_wording(observations, rule).items()):
+            lines.append(
+                f"| {label} | {_fmt(rule.min_dense)} | {_fmt(rule.min_bm25)} | {_fmt(rule.min_coverage)} "
+                f"| {name} | {part} | {group} | {refused}/{total} ({refused / total:.1%}) |"
+            )
+    return lines
 
 
 def _share(observations: Sequence[Observation], rule: AbstentionRule, measure: str) -> float:
@@ -456,7 +543,7 @@ def _sets(args: argparse.Namespace, settings: IngestSettings) -> list[LabelledSe
     if len(args.csv) != len(args.documents):
         raise SystemExit("each --csv needs its --documents DIR (the PDFs its questions are about), in order")
     for questions, documents in zip(args.csv, args.documents, strict=True):
-        sets.append(pdf_folder_set(questions, documents, args.language, settings))
+        sets.append(pdf_folder_set(questions, documents, args.language, settings, not args.whole_index))
     if not sets:
         raise SystemExit("give at least one set: --covid-qa, --xquad or --csv with --documents (or --scores)")
     if args.out is None:
@@ -464,14 +551,17 @@ def _sets(args: argparse.Namespace, settings: IngestSettings) -> list[LabelledSe
     return sets
 
 
-def pdf_folder_set(questions: Path, documents: Path, language: str, settings: IngestSettings) -> LabelledSet:
-    """A hospital CSV (question, relevant_documents) over its folder of PDFs; small, so each PDF is a fold."""
+def pdf_folder_set(
+    questions: Path, documents: Path, language: str, settings: IngestSettings, leave_out: bool = True
+) -> LabelledSet:
+    """A hospital CSV (question, relevant_documents) over its folder of PDFs; small, so each PDF is a fold (or,
+    without `leave_out`, one index holds them all)."""
     folder = read_pdf_folder(documents, settings.max_pdf_mb * 1_000_000)
     resolver = DocumentResolver(catalogue(folder.documents))
     queries = tuple(_resolved(query, resolver) for query in read_queries(questions))
     groups = {d.source.id: d.source.id for d in folder.documents}
     name = f"{questions.parent.name}/{questions.stem} ({language})"
-    return LabelledSet(name, folder.documents, groups, queries, len(groups))
+    return LabelledSet(name, folder.documents, groups, queries, len(groups), leave_out)
 
 
 def _resolved(query: EvalQuery, resolver: DocumentResolver) -> EvalQuery:
@@ -505,6 +595,8 @@ def _read_rows(path: Path) -> list[Observation]:
                 top1_coverage=_optional(row.get("top1_coverage")),
                 known_coverage=_optional(row.get("known_coverage")),
                 words=row.get("words", ""),
+                query_id=row.get("query_id", ""),
+                wording=row.get("wording") or ("literal" if row["answerable"] == "True" else "unanswerable"),
             )
             for row in csv.DictReader(file)
         ]
@@ -549,6 +641,12 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=2,
         help="document folds of the public sets, each left out in turn (default 2)",
+    )
+    parser.add_argument(
+        "--whole-index",
+        action="store_true",
+        help="index each --documents folder whole (nothing left out): its questions labelled with no document are "
+        "the unanswerable ones, as for calibrating the dense gate",
     )
     parser.add_argument("--max-false-abstention", type=float, default=0.10)
     parser.add_argument("--threads", type=int, default=1, help="torch threads for the embedder")

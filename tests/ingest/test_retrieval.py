@@ -8,7 +8,7 @@ import pytest
 from ingest.chunking import indexed_text, split_into_chunks
 from ingest.document_text import single_page
 from ingest.embedding import Embedder
-from ingest.retrieval import EmptyQuestion, QuestionTruncator, Retriever
+from ingest.retrieval import EmptyQuestion, QuestionTruncator, RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord, SearchFilter
 from ingest.settings import IngestSettings
@@ -197,3 +197,83 @@ def test_the_chat_retriever_takes_alpha_top_k_and_floor_from_the_deployment_sett
     assert all(chunk.dense is None and chunk.bm25 is not None for chunk in chunks)
     assert all(chunk.score >= 0.25 for chunk in chunks)
     assert min(chunk.score for chunk in floorless.retrieve(question).chunks) < 0.25
+
+
+TOURNIQUET = (
+    "Venous blood sampling step by step. Apply the tourniquet a hand's width above the puncture site and leave "
+    "it on for at most one minute, because a longer stasis changes the potassium value. Ask the patient to make "
+    "a fist but not to pump. Disinfect the skin with alcohol and let it dry completely before the puncture. "
+    "Insert the needle at an angle of fifteen to thirty degrees with the bevel up. Fill the citrate tube first "
+    "and exactly up to the fill line, then the serum and the EDTA tubes. Release the tourniquet as soon as the "
+    "blood flows, remove the needle and press a swab on the puncture site for two minutes."
+)
+
+
+@pytest.fixture(scope="module")
+def overlapping(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> EmbeddedIndex:
+    """The documents in chunks of 300 characters of which neighbours share up to 200, blood sampling at length."""
+    index = EmbeddedIndex(tmp_path_factory.mktemp("overlapping"))
+    documents = {document_id: (title, text) for document_id, (title, _, text) in DOCUMENTS.items()}
+    documents["blood-sampling"] = ("Venous blood sampling", TOURNIQUET)
+    for document_id, (title, text) in documents.items():
+        chunks = split_into_chunks(single_page(text), size=300, overlap=200)
+        records = [
+            ChunkRecord(
+                document_id=document_id,
+                chunk_index=chunk.index,
+                text=indexed_text(title, chunk.text),
+                chunk=chunk.text,
+                title=title,
+                source_path=f"{document_id}.pdf",
+                page_start=chunk.page_start,
+                page_end=chunk.page_end,
+                char_start=chunk.start,
+                char_end=chunk.end,
+            )
+            for chunk in chunks
+        ]
+        index.put_document(records, minilm.embed_passages([record.text for record in records]))
+    return index
+
+
+def test_the_passages_are_distinct_places_a_neighbour_sharing_the_overlap_gives_way_to_the_next_candidate(
+    overlapping: EmbeddedIndex, minilm: Embedder, truncator: QuestionTruncator
+) -> None:
+    question = "Which tube is filled first when taking blood?"
+    plain = Retriever(overlapping, minilm, truncator, repeat_min_chars=0).retrieve(question).chunks
+    chunks = Retriever(overlapping, minilm, truncator).retrieve(question).chunks
+
+    assert shared(plain[0], plain[1]) >= 120  # neighbours: one place twice
+    assert len(chunks) == 3 and max(shared(a, b) for a, b in pairs(chunks)) < 120
+    assert chunks[:2] == (plain[0], plain[2])  # the next candidate moves up into the repeat's place
+    assert "Fill the citrate tube first" in chunks[0].text
+
+
+def pairs(chunks: tuple[RetrievedChunk, ...]) -> list[tuple[RetrievedChunk, RetrievedChunk]]:
+    return [(a, b) for i, a in enumerate(chunks) for b in chunks[i + 1 :]]
+
+
+def shared(a: RetrievedChunk, b: RetrievedChunk) -> int:
+    """Characters of the document two chunks both cover."""
+    if a.document_id != b.document_id:
+        return 0
+    return max(0, min(a.char_end, b.char_end) - max(a.char_start, b.char_start))
+
+
+def test_the_chat_retriever_passes_over_repeats_as_the_deployment_configured_it(
+    overlapping: EmbeddedIndex, minilm: Embedder, model_cache: Path
+) -> None:
+    settings = IngestSettings(  # type: ignore[call-arg]
+        _env_file=None, embedding_model=ALL_MINILM_L6_V2, model_cache=model_cache
+    )
+
+    assert Retriever.from_settings(settings, overlapping, minilm).repeat_min_chars == 120
+    off = settings.model_copy(update={"retrieval_repeat_min_chars": 0})
+    assert Retriever.from_settings(off, overlapping, minilm).repeat_min_chars == 0
+    with pytest.raises(ValueError, match="repeat_min_chars"):
+        Retriever(
+            overlapping,
+            minilm,
+            QuestionTruncator.for_model(ALL_MINILM_L6_V2, model_cache),
+            repeat_min_chars=-1,
+        )

@@ -2,7 +2,20 @@
 
 import pytest
 
-from research.abstention.study import SIGNALS, Observation, Signal, outcome, strictest_rule
+from api.chat.abstention import AbstentionRule
+from api.evaluator.queries import EvalQuery
+from research.abstention.study import (
+    SIGNALS,
+    LabelledSet,
+    Observation,
+    Signal,
+    dense_gate,
+    fold_indexes,
+    outcome,
+    refusals_by_wording,
+    strictest_rule,
+    wording,
+)
 
 DENSE_ONLY = Signal("dense", dense=True, bm25=False)
 
@@ -87,3 +100,64 @@ def test_coverage_with_the_most_specific_word_is_nothing_when_that_word_is_missi
 def test_a_signal_names_a_measure_the_study_records() -> None:
     with pytest.raises(ValueError, match="unknown measure"):
         Signal("typo", dense=False, bm25=False, coverage=True, measure="idf_covrage")
+
+
+def test_with_the_whole_index_every_question_is_asked_once_of_all_documents() -> None:
+    groups = {"a.pdf": "a.pdf", "b.pdf": "b.pdf", "c.pdf": "c.pdf"}
+    left_out = LabelledSet("real/dev", (), groups, (), folds=3)
+    whole = LabelledSet("real/dev", (), groups, (), folds=3, leave_out=False)
+
+    assert fold_indexes(whole) == [frozenset(groups)]
+    assert sorted(map(sorted, fold_indexes(left_out))) == [
+        ["a.pdf", "b.pdf"],
+        ["a.pdf", "c.pdf"],
+        ["b.pdf", "c.pdf"],
+    ]
+
+
+def test_a_question_is_paraphrased_when_its_id_says_so() -> None:
+    def query(id: str, documents: tuple[str, ...] = ("a.pdf",)) -> EvalQuery:
+        return EvalQuery(id=id, question="Vraag?", relevant_documents=documents)
+
+    assert wording(query("dev.fact.para.anti-28")) == "paraphrased"
+    assert wording(query("paraphrased-test.number.para.ms-70")) == "paraphrased"
+    assert wording(query("dev.number.lit.anti-01")) == "literal"
+    assert wording(query("7")) == "literal"
+    assert wording(query("dev.none.lit.none-01", ())) == "unanswerable"
+
+
+def test_refusals_are_counted_per_set_part_and_wording() -> None:
+    def seen(name: str, query_id: str, group: str, dense: float) -> Observation:
+        answerable = group != "unanswerable"
+        return Observation(name, 0, "q", answerable, True, dense, None, 1.0, query_id=query_id, wording=group)
+
+    observations = [
+        seen("real/dev", "dev.fact.lit.a-1", "literal", 0.90),
+        seen("real/dev", "dev.fact.lit.a-2", "literal", 0.80),
+        seen("real/dev", "paraphrased-dev.fact.para.a-3", "paraphrased", 0.84),
+        seen("real/dev", "dev.none.lit.n-1", "unanswerable", 0.81),
+        seen("real/test", "7", "unanswerable", 0.86),
+    ]
+
+    refusals = refusals_by_wording(observations, AbstentionRule(min_dense=0.83, min_bm25=None))
+
+    assert refusals == {
+        ("real/dev", "dev", "literal"): (1, 2),
+        ("real/dev", "paraphrased-dev", "paraphrased"): (0, 1),
+        ("real/dev", "dev", "unanswerable"): (1, 1),
+        ("real/test", "", "unanswerable"): (0, 1),
+    }
+
+
+def test_the_dense_gate_is_the_strictest_cosine_that_refuses_no_more_than_the_budget_of_the_answerable() -> (
+    None
+):
+    answerable = [observation(True, 0.80 + i / 100) for i in range(20)]  # 0.80 … 0.99
+    near_topic = [observation(False, 0.95) for _ in range(5)]  # the gate is for what is far, not for these
+
+    gate = dense_gate(answerable + near_topic, budget=0.10)
+
+    assert gate is not None and 0.81 < gate <= 0.82  # 0.80 and 0.81 refused: 2 of 20
+    assert outcome(answerable, AbstentionRule(gate, None)).false_abstention == pytest.approx(0.10)
+    assert dense_gate(answerable, budget=0.0) == 0.8  # the lowest cosine itself still passes
+    assert dense_gate(near_topic, budget=0.05) is None  # no answerable question: nothing to calibrate on

@@ -84,6 +84,7 @@ def chat_runtime(
         chat_settings,
         api_settings.database_url,
         api_settings.hospital_name,
+        IngestSettings().embedding_model,  # the sample retriever's, as the app's runtime takes it
     )
 
 

@@ -14,7 +14,7 @@ from tests.api.chat.conftest import stored_messages
 from tests.api.conftest import SignIn, finished_report, running_reports
 
 ANSWERABLE = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
-UNANSWERABLE = "isolatiemaatregelen bij mazelen"  # no sample procedure is about measles
+UNANSWERABLE = "Wat is de hoofdstad van Frankrijk?"  # far from every sample procedure: below the dense gate
 SET = (
     f"question,relevant_documents,answer\n{ANSWERABLE},handhygiene.pdf,20 tot 30 seconden\n{UNANSWERABLE},,\n"
 )

@@ -17,7 +17,12 @@ from tests.api.chat.conftest import Clinician, ask, stored_messages
 from tests.api.chat.servers import RecordingRelay
 
 ANSWERABLE = "Hoe lang moet ik mijn handen wrijven met handalcohol?"
-UNANSWERABLE = "isolatiemaatregelen bij mazelen"  # no sample procedure is about measles
+OFF_TOPIC = (
+    "Wat is de hoofdstad van Frankrijk?"  # far from every sample procedure: below e5-small's dense gate
+)
+NEAR_THE_TOPIC = (
+    "isolatiemaatregelen bij mazelen"  # no sample procedure is about measles, one is about isolation
+)
 
 
 def expected_prompt(question: str, sources: list[dict[str, str]]) -> str:
@@ -118,12 +123,12 @@ def test_the_quote_precedes_the_first_delta_on_the_wire_and_the_stored_message_c
     assert all(s["citation"] in (None, 1, 2, 3) for s in message["sentences"])
 
 
-def test_a_question_no_document_answers_gets_the_fixed_message_and_the_closest_documents_without_the_model(
+def test_an_off_topic_question_gets_the_fixed_message_and_the_closest_documents_without_the_model(
     clinician: Clinician, relay: RecordingRelay, api_settings: ApiSettings
 ) -> None:
     client, conversation_id = clinician("ann")
 
-    events = ask(client, conversation_id, question=UNANSWERABLE)
+    events = ask(client, conversation_id, question=OFF_TOPIC)
 
     assert [name for name, _ in events] == ["message", "sources", "quote", "delta", "done"]
     assert events[1][1]["not_found"] is True
@@ -134,6 +139,20 @@ def test_a_question_no_document_answers_gets_the_fixed_message_and_the_closest_d
     assert relay.generate_bodies() == []  # the model was never asked
     [stored] = stored_messages(api_settings)
     assert (stored.state, stored.answer) == (MessageState.not_found, NOT_FOUND_MESSAGE)
+
+
+def test_a_question_near_the_documents_topic_goes_to_the_generator_which_may_say_not_found_itself(
+    clinician: Clinician, relay: RecordingRelay
+) -> None:
+    """The dense gate refuses only what is far from every passage; word coverage is off by default, so a question
+    in other words than the documents' is not refused for its words."""
+    client, conversation_id = clinician("ann")
+
+    events = ask(client, conversation_id, question=NEAR_THE_TOPIC)
+
+    assert events[1][1]["not_found"] is False
+    assert len(relay.generate_bodies()) == 1  # the model was asked
+    assert events[-1][1]["state"] in {"answered", "not_found"}
 
 
 def test_retrieval_only_lists_documents_and_passages_and_generates_nothing(

@@ -79,3 +79,15 @@ def test_the_deployed_configuration_is_the_settings_search() -> None:
 
     assert (config.alpha, config.reranker, config.candidates) == (0.5, "BAAI/bge-reranker-v2-m3", 25)
     assert deployed_config(IngestSettings(_env_file=None)).reranker == ""  # type: ignore[call-arg,unused-ignore]
+
+
+def test_repeats_are_passed_over_at_the_deployments_setting_or_as_a_configuration_says() -> None:
+    settings = IngestSettings(_env_file=None, retrieval_repeat_min_chars=200)  # type: ignore[call-arg,unused-ignore]
+
+    assert RetrievalConfig().repeats == 120
+    assert deployed_config(settings).repeats == 200
+    _name, kept = parse_config("before=repeats=0")
+    assert kept.repeats == 0 and kept.describe()["repeats"] == "kept"
+    assert kept.index_key() == RetrievalConfig().index_key()
+    with pytest.raises(ConfigError, match="greater than or equal to 0"):
+        parse_config("x=repeats=-1")

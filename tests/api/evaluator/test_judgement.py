@@ -124,3 +124,22 @@ def test_a_key_phrase_no_passage_holds_is_a_chunk_miss_and_an_unanswerable_quest
         None,
     )
     assert judge(unanswerable, results, RESOLVER).chunk_judged is False
+
+
+def test_the_first_three_results_count_how_many_repeat_one_before_them() -> None:
+    """Neighbouring chunks share up to 160 characters: the chat then shows one place twice."""
+    page = (
+        "Het bloed stolt trager bij een hoge INR-waarde, en de trombosedienst meet die waarde regelmatig. "
+        * 4
+    )
+    first, neighbour = page[:300], page[140:440]
+    elsewhere = "Na de operatie mag u twee weken niet zwaar tillen, niet fietsen en niet zwemmen. " * 3
+    results = [
+        Retrieved("A", 0, 300, 0.9, text=first),
+        Retrieved("A", 140, 440, 0.8, text=neighbour),
+        Retrieved("B", 0, 240, 0.7, text=elsewhere),
+        Retrieved("A", 0, 300, 0.6, text=first),  # beyond the three shown
+    ]
+
+    assert judge(_query(("A",)), results, RESOLVER).top_repeats == 1
+    assert judge(_query(("A",)), [results[0], results[2]], RESOLVER).top_repeats == 0
