@@ -41,27 +41,33 @@ DOCUMENTS = {
 }
 
 
+def chunk_records(
+    document_id: str, title: str, text: str, size: int, overlap: int, audiences: tuple[str, ...] = ()
+) -> list[ChunkRecord]:
+    """A one-page document's chunks as ingestion indexes them."""
+    return [
+        ChunkRecord(
+            document_id=document_id,
+            chunk_index=chunk.index,
+            text=indexed_text(title, chunk.text),
+            chunk=chunk.text,
+            title=title,
+            source_path=f"{document_id}.pdf",
+            page_start=chunk.page_start,
+            page_end=chunk.page_end,
+            char_start=chunk.start,
+            char_end=chunk.end,
+            audiences=audiences,
+        )
+        for chunk in split_into_chunks(single_page(text), size=size, overlap=overlap)
+    ]
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> EmbeddedIndex:
     index = EmbeddedIndex(tmp_path_factory.mktemp("index"))
     for document_id, (title, audiences, text) in DOCUMENTS.items():
-        chunks = split_into_chunks(single_page(text), size=100, overlap=20)
-        records = [
-            ChunkRecord(
-                document_id=document_id,
-                chunk_index=chunk.index,
-                text=indexed_text(title, chunk.text),
-                chunk=chunk.text,
-                title=title,
-                source_path=f"{document_id}.pdf",
-                page_start=chunk.page_start,
-                page_end=chunk.page_end,
-                char_start=chunk.start,
-                char_end=chunk.end,
-                audiences=audiences,
-            )
-            for chunk in chunks
-        ]
+        records = chunk_records(document_id, title, text, size=100, overlap=20, audiences=audiences)
         index.put_document(records, minilm.embed_passages([record.text for record in records]))
     return index
 
@@ -216,22 +222,7 @@ def overlapping(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> E
     documents = {document_id: (title, text) for document_id, (title, _, text) in DOCUMENTS.items()}
     documents["blood-sampling"] = ("Venous blood sampling", TOURNIQUET)
     for document_id, (title, text) in documents.items():
-        chunks = split_into_chunks(single_page(text), size=300, overlap=200)
-        records = [
-            ChunkRecord(
-                document_id=document_id,
-                chunk_index=chunk.index,
-                text=indexed_text(title, chunk.text),
-                chunk=chunk.text,
-                title=title,
-                source_path=f"{document_id}.pdf",
-                page_start=chunk.page_start,
-                page_end=chunk.page_end,
-                char_start=chunk.start,
-                char_end=chunk.end,
-            )
-            for chunk in chunks
-        ]
+        records = chunk_records(document_id, title, text, size=300, overlap=200)
         index.put_document(records, minilm.embed_passages([record.text for record in records]))
     return index
 
