@@ -9,6 +9,7 @@ from pathlib import Path
 
 from modelstore import production_cli
 from modelstore.errors import ModelProvisioningError
+from modelstore.production import ConfiguredModels
 from modelstore.provision import model_states, provision
 from modelstore.registry import REGISTRY, select
 
@@ -21,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("modelstore").setLevel(logging.INFO)
     try:
         if args.command == "provision":
-            _provision(args.cache, args.only, args.verify)
+            _provision(args.cache, list(REGISTRY) if args.all else args.only, args.verify)
         elif args.command in production_cli.COMMANDS:
             return production_cli.run(args)
         else:
@@ -36,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _provision(cache: Path, only: list[str] | None, verify: bool) -> None:
-    for result in provision(select(only), cache, verify=verify):
+    configured = ConfiguredModels().by_setting().values()
+    for result in provision(select(only, configured), cache, verify=verify):
         action = "converted" if result.converted else "up to date"
         print(f"{result.name:<42} {action:<11} {result.seconds:7.1f} s  {result.folder}")
 
@@ -50,10 +52,14 @@ def _parser() -> argparse.ArgumentParser:
     default_cache = Path(os.environ.get("MODEL_CACHE", DEFAULT_CACHE))
     parser = argparse.ArgumentParser(prog="python -m modelstore", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    provision_command = commands.add_parser("provision", help="convert the offline models that are not ready")
-    provision_command.add_argument(
-        "--only", nargs="+", metavar="NAME", choices=list(REGISTRY), help="just these"
+    provision_command = commands.add_parser(
+        "provision",
+        help="convert the offline models that are not ready: the defaults, the test models and the optional ones "
+        "that EMBEDDING_MODEL or GENERATOR_MODEL names",
     )
+    chosen = provision_command.add_mutually_exclusive_group()
+    chosen.add_argument("--only", nargs="+", metavar="NAME", choices=list(REGISTRY), help="just these")
+    chosen.add_argument("--all", action="store_true", help="every model, the optional ones too")
     provision_command.add_argument(
         "--verify", action="store_true", help="re-check sha256 of every cached file"
     )

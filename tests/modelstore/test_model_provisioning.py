@@ -7,23 +7,43 @@ import pytest
 
 from modelstore.__main__ import main
 from modelstore.provision import provision
-from modelstore.registry import ALL_MINILM_L6_V2, REGISTRY
+from modelstore.registry import (
+    ALL_MINILM_L6_V2,
+    EMBEDDINGGEMMA_300M,
+    QWEN25_CODER_15B_INSTRUCT,
+    REGISTRY,
+    select,
+)
 
 
 @pytest.mark.slow
 def test_a_second_provision_of_the_real_models_does_nothing(
     provisioned: Callable[[str], str], model_cache: Path
 ) -> None:
-    for name in REGISTRY:
-        provisioned(name)
+    suite_models = select(None)
+    for spec in suite_models:
+        provisioned(spec.name)
     mtimes = {path: path.stat().st_mtime_ns for path in model_cache.rglob("*") if path.name != ".lock"}
 
-    results = provision(REGISTRY.values(), model_cache)
+    results = provision(suite_models, model_cache)
 
     assert not any(result.converted for result in results)
     assert {
         path: path.stat().st_mtime_ns for path in model_cache.rglob("*") if path.name != ".lock"
     } == mtimes
+
+
+def test_a_plain_provision_leaves_out_the_optional_models_unless_a_setting_names_one() -> None:
+    optional = {spec.name for spec in REGISTRY.values() if spec.optional}
+    assert optional == {QWEN25_CODER_15B_INSTRUCT, EMBEDDINGGEMMA_300M}
+
+    assert [spec.name for spec in select(None)] == [name for name in REGISTRY if name not in optional]
+    chosen = [
+        spec.name for spec in select(None, [QWEN25_CODER_15B_INSTRUCT, "intfloat/multilingual-e5-small"])
+    ]
+    assert QWEN25_CODER_15B_INSTRUCT in chosen
+    assert EMBEDDINGGEMMA_300M not in chosen
+    assert [spec.name for spec in select([EMBEDDINGGEMMA_300M])] == [EMBEDDINGGEMMA_300M]
 
 
 def test_list_shows_every_model_with_its_status_and_folder(
