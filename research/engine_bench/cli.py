@@ -98,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["dtype"] = args.dtype
     settings = SpeculativeSettings(**overrides)
     target, tokenizer = load_target(settings)
-    cost_model = load_cost_model(settings, target)
+    # Only the adaptive policy weighs the device's verification costs; a fixed tree runs without measuring them.
+    cost_model = load_cost_model(settings, target) if settings.tree_policy == "adaptive" else None
     methods = build_methods(names, settings, target, tokenizer, cost_model)
     encoded = encode_prompts(tokenizer, prompts, settings.chat_template)
     load_before = os.getloadavg()
@@ -119,7 +120,7 @@ def describe_setup(
     settings: SpeculativeSettings,
     prompts: Sequence[EncodedPrompt],
     load_before: tuple[float, float, float],
-    cost_model: CostModel,
+    cost_model: CostModel | None,
 ) -> dict[str, Any]:
     """Everything needed to reproduce and judge the figures: command, settings, versions, machine load."""
     return {
@@ -137,7 +138,11 @@ def describe_setup(
         "dtype": settings.dtype,
         "tree_policy": settings.tree_policy,
         "tree_budget": tree_nodes(settings),
-        "verify_cost_relative": {str(rows): round(ratio, 2) for rows, ratio in cost_model.relative().items()},
+        "verify_cost_relative": (
+            {str(rows): round(ratio, 2) for rows, ratio in cost_model.relative().items()}
+            if cost_model
+            else {}
+        ),
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "transformers": transformers.__version__,

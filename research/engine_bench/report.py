@@ -284,6 +284,8 @@ def markdown_report(setup: dict[str, Any], summaries: dict[str, MethodSummary]) 
 
 def _cost_line(setup: dict[str, Any]) -> str:
     """The device's measured cost model, which the adaptive tree policy weighs acceptance against."""
+    if not setup["verify_cost_relative"]:
+        return f"Tree policy {setup['tree_policy']}, {setup['tree_budget']} nodes; no cost model measured."
     costs = ", ".join(f"{rows}: {ratio:.2f}" for rows, ratio in setup["verify_cost_relative"].items())
     return (
         f"Default tree policy {setup['tree_policy']}; one verification forward by tree rows, in single-token "

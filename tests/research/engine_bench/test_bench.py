@@ -196,6 +196,14 @@ def test_reports_hold_every_method_in_json_and_markdown(
     markdown = markdown_path.read_text(encoding="utf-8")
     assert markdown == markdown_report(SETUP, summaries)
     assert all(f"| {method} |" in markdown for method in METHODS)
+    assert "1: 1.00, 16: 2.10" in markdown
+
+
+def test_a_run_with_a_fixed_tree_reports_that_no_cost_model_was_measured(
+    summaries: dict[str, MethodSummary],
+) -> None:
+    fixed = {**SETUP, "tree_policy": "fixed", "tree_budget": 24, "verify_cost_relative": {}}
+    assert "Tree policy fixed, 24 nodes; no cost model measured." in markdown_report(fixed, summaries)
 
 
 def test_a_summary_without_the_hf_greedy_baseline_is_refused(records: list[Record]) -> None:
