@@ -12,6 +12,7 @@ from api import database_schema, report_runner, users_cli
 from api.app import create_app
 from api.settings import ApiSettings
 from ingest.embedding import exit_unless_embedder_loadable
+from ingest.reembed import exit_unless_index_matches_embedder
 from ingest.rerank import exit_unless_reranker_loadable
 from ingest.settings import IngestSettings
 
@@ -54,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         exit_unless_embedder_loadable(ingest_settings)
+        exit_unless_index_matches_embedder(ingest_settings)
         exit_unless_reranker_loadable(ingest_settings)
         database_schema.migrate(settings.database_url)
         print(f"Vraagbaak API on http://{settings.api_host}:{settings.api_port}", flush=True)

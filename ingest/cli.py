@@ -1,4 +1,4 @@
-"""`python -m ingest run|status|list|delete`: the admin's command line over the job library.
+"""`python -m ingest run|status|list|delete|reembed`: the admin's command line over the job library and index.
 
 `run` first finishes jobs a killed process left behind, then ingests the given files and folders with a
 progress bar over files and one over the current file's chunks, and ends with a summary that lists every
@@ -21,9 +21,10 @@ from ingest.documents import consistency, delete_document, find_document, list_d
 from ingest.embedding import Embedder
 from ingest.models import FileStatus
 from ingest.pruning import Pruning
+from ingest.reembed import ReembedError, exit_unless_index_matches_embedder, reembed
 from ingest.runner import Ingestion
 from ingest.search.backends import open_search_index
-from ingest.search.types import MissingIndex, SearchIndex
+from ingest.search.types import EmbedderMismatch, MissingIndex, SearchIndex
 from ingest.settings import IngestSettings
 
 FAILED_EXIT = 1
@@ -106,6 +107,11 @@ def _parser() -> argparse.ArgumentParser:
         "document", metavar="DOC", help="document id, id prefix (8+ characters) or source path"
     )
     delete.set_defaults(handler=_delete)
+    switch = commands.add_parser(
+        "reembed",
+        help="re-embed the embedded index with EMBEDDING_MODEL after changing it (resumable; the old index is kept)",
+    )
+    switch.set_defaults(handler=_reembed)
     return parser
 
 
@@ -113,6 +119,7 @@ def _run(settings: IngestSettings, arguments: argparse.Namespace) -> int:
     if arguments.prune and not arguments.paths:
         print("--prune needs the folders to prune", file=sys.stderr)
         return 2
+    exit_unless_index_matches_embedder(settings)
     index = open_search_index(settings)
     pruning: Pruning | None = None
     try:
@@ -131,6 +138,34 @@ def _run(settings: IngestSettings, arguments: argparse.Namespace) -> int:
     if pruning is not None:
         _print_pruning(pruning)
     return FAILED_EXIT if any(summary.failed for summary in summaries) else 0
+
+
+def _reembed(settings: IngestSettings, _: argparse.Namespace) -> int:
+    bar: tqdm[Never] | None = None
+
+    def advance(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="document", desc="re-embedding", dynamic_ncols=True)
+        bar.update(done - bar.n)
+
+    try:
+        summary = reembed(settings, Embedder.from_settings(settings), advance)
+    except (ReembedError, EmbedderMismatch) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return FAILED_EXIT
+    finally:
+        if bar is not None:
+            bar.close()
+    if summary.previous is None and summary.documents == 0:
+        print(f"the index in {settings.index_dir} is embedded with {summary.embedding_model}: nothing to do")
+        return 0
+    print(
+        f"re-embedded {summary.documents} documents ({summary.chunks} chunks) with {summary.embedding_model} in "
+        f"{summary.seconds:.0f} s; the index built with {summary.built_with} is kept in {summary.previous}. "
+        "Restart the API and the ingest worker with this EMBEDDING_MODEL."
+    )
+    return 0
 
 
 def _print_summary(summary: jobs.JobSummary) -> None:

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from ingest import jobs, schema
 from ingest.embedding import Embedder, exit_unless_embedder_loadable
+from ingest.reembed import exit_unless_index_matches_embedder
 from ingest.runner import Ingestion
 from ingest.search.backends import open_search_index
 from ingest.search.types import SearchIndex
@@ -82,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = IngestSettings()
     exit_unless_embedder_loadable(settings)
+    exit_unless_index_matches_embedder(settings)
     schema.migrate(settings.database_url)
     worker = JobWorker(settings, arguments.poll)
     try:

@@ -53,6 +53,7 @@ from ingest.search.tokens import query_terms
 from ingest.search.types import (
     DEFAULT_POOL,
     ChunkRecord,
+    EmbedderMismatch,
     IndexStats,
     MissingIndex,
     SearchFilter,
@@ -175,6 +176,12 @@ class EmbeddedIndex:
             self._commit(manifest.with_deleted(frozenset(document_ids), self._holders(manifest)))
 
     @contextmanager
+    def writes_held(self) -> Iterator[None]:
+        """Hold off every writer of this folder (threads and processes) until the block ends."""
+        with self._writer():
+            yield
+
+    @contextmanager
     def _writer(self) -> Iterator[Manifest]:
         """Exclusive across threads and processes; yields the latest manifest, sweeps crash leftovers."""
         with self._write, (self.folder / ".write.lock").open("a") as lock:
@@ -186,14 +193,23 @@ class EmbeddedIndex:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _checked_model(self, manifest: Manifest, dimension: int) -> Manifest:
-        if manifest.dimension is None:
-            return replace(manifest, dimension=dimension, embedding_model=self.embedding_model)
-        if manifest.dimension != dimension or (
+    def built_with(self) -> str | None:
+        """The embedding model whose vectors the index holds (None: empty, or built before indexes recorded it)."""
+        return self._current().manifest.embedding_model
+
+    def _check_embedder(self, manifest: Manifest) -> None:
+        if (
             self.embedding_model
             and manifest.embedding_model
             and manifest.embedding_model != self.embedding_model
         ):
+            raise EmbedderMismatch(str(self.folder), manifest.embedding_model, self.embedding_model)
+
+    def _checked_model(self, manifest: Manifest, dimension: int) -> Manifest:
+        if manifest.dimension is None:
+            return replace(manifest, dimension=dimension, embedding_model=self.embedding_model)
+        self._check_embedder(manifest)
+        if manifest.dimension != dimension:
             raise ValueError(
                 f"the index in {self.folder} holds {manifest.dimension}-dim vectors of {manifest.embedding_model!r}; "
                 f"these are {dimension}-dim vectors of {self.embedding_model!r}: use another INDEX_DIR or re-ingest"
@@ -359,6 +375,7 @@ class EmbeddedIndex:
     def _vector_leg(
         self, view: _View, candidates: list[NDArray[np.bool_] | None], vector: NDArray[np.float32], pool: int
     ) -> list[tuple[Key, float]]:
+        self._check_embedder(view.manifest)
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         if view.manifest.dimension is not None and query.shape[0] != view.manifest.dimension:
             raise ValueError(

@@ -22,6 +22,20 @@ class MissingIndex(LookupError):
     must not create an empty one and report every document unsearchable."""
 
 
+class EmbedderMismatch(ValueError):
+    """The index holds vectors of another embedding model than the one configured: searching it with this
+    model's query vectors, or adding this model's passage vectors, would mix two vector spaces."""
+
+    def __init__(self, location: str, built_with: str, configured: str) -> None:
+        super().__init__(
+            f"the index in {location} was built with {built_with!r}, but EMBEDDING_MODEL is {configured!r}: "
+            're-embed it with `python -m ingest reembed` (docs/operations.md, "Changing the embedder") or set '
+            "EMBEDDING_MODEL back"
+        )
+        self.built_with = built_with
+        self.configured = configured
+
+
 def check_hybrid_arguments(alpha: float, limit: int) -> None:
     """Refuse what every backend would otherwise answer with nonsense or a server error."""
     if not 0.0 <= alpha <= 1.0:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ingest.search.embedded import MERGE_FACTOR, SEGMENTS, TEMPORARY_PREFIX, EmbeddedIndex
-from ingest.search.types import ChunkRecord
+from ingest.search.types import ChunkRecord, EmbedderMismatch
 from ingest.search.vectors import build_graph, nearest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -106,10 +106,20 @@ def test_vectors_of_another_embedder_are_refused(tmp_path: Path) -> None:
     EmbeddedIndex(tmp_path, "e5").put_document(*_document("a", 1, 0))
     records, vectors = _document("b", 1, 1)
 
-    with pytest.raises(ValueError, match="use another INDEX_DIR or re-ingest"):
+    with pytest.raises(EmbedderMismatch, match="built with 'e5', but EMBEDDING_MODEL is 'bge-m3'"):
         EmbeddedIndex(tmp_path, "bge-m3").put_document(records, vectors)
     with pytest.raises(ValueError, match="8-dim"):
         EmbeddedIndex(tmp_path, "e5").put_document(records, np.ones((1, 4), np.float32))
+    assert EmbeddedIndex(tmp_path, "e5").document_ids() == {"a"}
+
+
+def test_an_index_is_never_searched_with_another_embedders_query_vectors(tmp_path: Path) -> None:
+    EmbeddedIndex(tmp_path, "e5").put_document(*_document("a", 1, 0))
+    other = EmbeddedIndex(tmp_path, "embeddinggemma")
+
+    assert other.built_with() == "e5"
+    with pytest.raises(EmbedderMismatch, match="python -m ingest reembed"):
+        other.hybrid_search("koorts", np.ones(8, np.float32), alpha=0.7, limit=3)
 
 
 def test_a_reader_sees_each_new_generation(tmp_path: Path) -> None:
@@ -149,7 +159,7 @@ WRITER = textwrap.dedent(
     import numpy as np
     from pathlib import Path
     from ingest.search.embedded import EmbeddedIndex
-    from ingest.search.types import ChunkRecord
+    from ingest.search.types import ChunkRecord, EmbedderMismatch
 
     index = EmbeddedIndex(Path(sys.argv[1]), "model")
     rng = np.random.default_rng(int(sys.argv[2]))
