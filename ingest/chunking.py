@@ -2,8 +2,8 @@
 
 The source study found 800 characters with 160 overlap best for MRR, splitting preferably between paragraphs,
 then lines, then sentences, then words, so that neither thoughts nor words are cut. Each chunk is indexed
-and embedded as `Titel: {title}\\nTekst: {chunk}`: a chunk from the middle of a document lacks the topic that
-only its title names.
+and embedded as `Titel: {title}\\nTekst: {chunk}` (`ingest.text_format.indexed_text`): a chunk from the middle
+of a document lacks the topic that only its title names.
 
 A list is kept with the line that announces it (`ingest.lists`: a lead-in ending in ":" or a heading, and the item
 lines under it), so a chunk holding "welke vier groepen …:" also holds the groups and the items under "Waar niet
@@ -32,11 +32,6 @@ class Chunk:
     end: int
     page_start: int
     page_end: int
-
-
-def indexed_text(title: str, chunk: str) -> str:
-    """Exactly the text that is embedded and searched for a chunk."""
-    return f"Titel: {title}\nTekst: {chunk}"
 
 
 def split_into_chunks(document: DocumentText, size: int, overlap: int) -> list[Chunk]:

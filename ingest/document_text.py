@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from ingest.cleaning import clean_line, continues_word, is_soft_break, join_lines, keeps_hyphen
 from ingest.contents_pages import without_contents
 from ingest.reading_order import in_reading_order
-from ingest.tables import CELL_SEPARATOR, Block
+from ingest.tables import Block
+from ingest.text_format import CELL_SEPARATOR
 from ingest.vocabulary import Vocabulary
 
 EDGE_LINES = 2

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from ingest.chunking import indexed_text, split_into_chunks
+from ingest.chunking import split_into_chunks
 from ingest.conversion import convert_to_pdf
 from ingest.document_text import DocumentText, assemble, clean_page_blocks
 from ingest.formats import ACCEPTED, Kind, kind_of
@@ -29,6 +29,7 @@ from ingest.pdf_reader import (
     shows_images,
 )
 from ingest.search.types import ChunkRecord
+from ingest.text_format import indexed_text
 from ingest.title import clean_metadata_title, document_title
 
 MIN_LETTERS = 20

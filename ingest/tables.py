@@ -1,4 +1,4 @@
-"""Tables read row by row: each row one line, its cells in reading order, joined by `CELL_SEPARATOR`.
+"""Tables read row by row: each row one line, its cells in reading order, joined by `ingest.text_format.CELL_SEPARATOR`.
 
 Layout-mode text runs a table's columns into each other: a cell of three lines comes out as three fragments on
 three lines beside fragments of the other cells ("Hoe laat heeft u uw  Neem de 4e dosis" / "onderzoek?
@@ -21,8 +21,6 @@ from pdfplumber.page import Page
 from pdfplumber.table import Table
 from pypdf import PageObject, PdfWriter
 
-CELL_SEPARATOR = " | "
-"""Between a row's cells: visible in a quote and a prompt, and only punctuation to the viewer's highlight."""
 MIN_ROWS = 2
 MIN_COLUMNS = 2
 MIN_WORDS_HELD = 0.9

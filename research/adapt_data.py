@@ -32,7 +32,7 @@ from api.answers.sentences import Sentence, split_sentences
 from api.chat.abstention import NOT_FOUND_MESSAGE
 from api.evaluator.datasets import DatasetError, EvalSet, load_covid_qa, load_xquad
 from api.prompting import ANSWER_STOP_STRINGS, build_rag_prompt
-from ingest.chunking import indexed_text
+from ingest.text_format import indexed_text
 
 Split = Literal["train", "val", "test"]
 

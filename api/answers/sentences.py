@@ -12,7 +12,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from ingest.tables import CELL_SEPARATOR
+from ingest.text_format import CELL_SEPARATOR
 
 # Lowercase, without their final dot; internal dots kept ("d.w.z").
 ABBREVIATIONS = frozenset(

@@ -4,8 +4,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from api.answers.source import Source
-from ingest.chunking import indexed_text
 from ingest.retrieval import RetrievedChunk
+from ingest.text_format import indexed_text
 
 
 def source(chunk: RetrievedChunk) -> Source:

@@ -51,7 +51,8 @@ def chunk_uuid(document_id: str, chunk_index: int) -> str:
 
 @dataclass(frozen=True)
 class ChunkRecord:
-    """One chunk as stored in the index: `text` is what is embedded and searched (`Titel: …\\nTekst: …`),
+    """One chunk as stored in the index: `text` is what is embedded and searched (`Titel: …\\nTekst: …`,
+    `ingest.text_format.indexed_text`),
     `chunk` the cleaned passage itself, found again in the PDF through its pages and offsets."""
 
     document_id: str

@@ -6,6 +6,7 @@ module of `research` (the benchmarks, the GPU check, training and studies), stat
 import json
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import grimp
@@ -29,6 +30,20 @@ ENTRY_POINTS = {
 NOT_IMPORTED = {
     "api/migrations": "Alembic loads the schema migrations by path (`api.database_schema`)",
     "ingest/migrations": "Alembic loads the schema migrations by path (`ingest.schema`)",
+}
+# Reading, cleaning, chunking and converting documents, and the PDF libraries under them.
+PDF_PIPELINE = {
+    "ingest.pipeline",
+    "ingest.pdf_reader",
+    "ingest.document_text",
+    "ingest.tables",
+    "ingest.chunking",
+    "ingest.ocr",
+    "ingest.conversion",
+    "pdfplumber",
+    "pypdf",
+    "pypdfium2",
+    "langchain_text_splitters",
 }
 COMMAND_SECONDS = 600  # all seven commands' imports (torch among them) on a busy machine
 
@@ -88,14 +103,36 @@ def served_modules() -> set[str]:
     """The modules the entry points import, directly or through others (imports for type checking only left
     out), with the packages above each, which Python imports first."""
     graph = grimp.build_graph(*PRODUCT_PACKAGES, TOOLS, exclude_type_checking_imports=True, cache_dir=None)
+    reached = reached_from(graph, ENTRY_POINTS.values())
+    return reached | {module.rsplit(".", i)[0] for module in reached for i in range(1, module.count(".") + 1)}
+
+
+def reached_from(graph: grimp.ImportGraph, modules: Iterable[str]) -> set[str]:
+    """The modules `modules` import, directly or through others, themselves included."""
     reached: set[str] = set()
-    waiting = list(ENTRY_POINTS.values())
+    waiting = list(modules)
     while waiting:
         module = waiting.pop()
         if module not in reached:
             reached.add(module)
             waiting.extend(graph.find_modules_directly_imported_by(module))
-    return reached | {module.rsplit(".", i)[0] for module in reached for i in range(1, module.count(".") + 1)}
+    return reached
+
+
+def test_the_chat_reads_what_ingestion_stored_without_loading_the_pdf_pipeline() -> None:
+    """A question's route needs the stored text's form (`ingest.text_format`), not the parsers that wrote it."""
+    graph = grimp.build_graph(
+        "api",
+        "ingest",
+        "modelstore",
+        exclude_type_checking_imports=True,
+        include_external_packages=True,
+        cache_dir=None,
+    )
+    reached = reached_from(graph, ["api.chat.routes"])
+
+    assert "ingest.retrieval" in reached
+    assert sorted(reached & PDF_PIPELINE) == []
 
 
 def test_the_product_modules_are_found_and_the_exceptions_still_exist() -> None:

@@ -4,8 +4,9 @@ import itertools
 
 import pytest
 
-from ingest.chunking import indexed_text, kept_lists, split_into_chunks
+from ingest.chunking import kept_lists, split_into_chunks
 from ingest.document_text import DocumentText
+from ingest.text_format import indexed_text
 
 SENTENCE = "De verpleegkundige controleert de infuuslijn en noteert de waarden in het dossier. "
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import huggingface_hub.constants
 import pytest
 
-from ingest.chunking import indexed_text
 from ingest.embedding import Embedder
 from ingest.rerank import Reranker, exit_unless_reranker_loadable
 from ingest.retrieval import QuestionTruncator, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings
+from ingest.text_format import indexed_text
 from modelstore.production import ModelUnavailable
 from modelstore.provision import provision
 from modelstore.registry import ALL_MINILM_L6_V2, MULTILINGUAL_E5_SMALL, REGISTRY

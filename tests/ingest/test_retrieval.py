@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from ingest.chunking import indexed_text, split_into_chunks
+from ingest.chunking import split_into_chunks
 from ingest.document_text import single_page
 from ingest.embedding import Embedder
 from ingest.retrieval import EmptyQuestion, QuestionTruncator, RetrievedChunk, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord, SearchFilter
 from ingest.settings import IngestSettings
+from ingest.text_format import indexed_text
 from modelstore.registry import ALL_MINILM_L6_V2
 
 DOCUMENTS = {

@@ -9,7 +9,7 @@ import pytest
 
 from ingest.chunking import split_into_chunks
 from ingest.pipeline import Reading, read_pdf
-from ingest.tables import CELL_SEPARATOR
+from ingest.text_format import CELL_SEPARATOR
 from ingest.vocabulary import dutch_words
 from tests.ingest.real_files import (
     TABLE,

@@ -8,7 +8,7 @@ import pytest
 
 from api.chat.abstention import NOT_FOUND_MESSAGE
 from api.prompting import build_rag_prompt
-from ingest.chunking import indexed_text
+from ingest.text_format import indexed_text
 from research.adapt_data import ANSWER_END, answer_window, article_split
 from research.adapt_data import main as build_main
 from research.adapt_score import main as score_main

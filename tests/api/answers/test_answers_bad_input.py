@@ -11,7 +11,7 @@ from api.answers.quotes import QuoteRule, select_quote
 from api.chat.abstention import AbstentionRule, Confidence
 from api.chat.settings import MEASURED_MIN_COVERAGE
 from api.chat.sources import source
-from ingest.chunking import indexed_text, split_into_chunks
+from ingest.chunking import split_into_chunks
 from ingest.document_text import single_page
 from ingest.embedding import Embedder
 from ingest.pdf_reader import open_pdf
@@ -19,6 +19,7 @@ from ingest.pipeline import parse_pdf
 from ingest.retrieval import QuestionTruncator, Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
+from ingest.text_format import indexed_text
 from modelstore.registry import ALL_MINILM_L6_V2
 from tests.ingest.ingest_pdfs import long_pdf
 
