@@ -6,6 +6,7 @@ import pytest
 from api.chat.abstention import AbstentionRule, Confidence
 from api.chat.calibration import CALIBRATED_MIN_DENSE, calibrated_min_dense, deployed_rule
 from api.chat.settings import MEASURED_MIN_COVERAGE, ChatSettings
+from modelstore.registry import REGISTRY
 
 E5_SMALL = "intfloat/multilingual-e5-small"
 
@@ -29,6 +30,13 @@ def test_an_off_topic_question_is_refused_and_a_rephrased_one_near_the_passages_
 
     assert rule.abstains(Confidence(dense=gate - 0.05, bm25=0.0, coverage=1.0))  # every word, far in meaning
     assert not rule.abstains(Confidence(dense=gate + 0.01, bm25=0.0, coverage=0.0))  # none of its own words
+
+
+def test_every_calibrated_gate_names_an_offline_embedder_and_lies_within_a_cosines_range() -> None:
+    embedders = {spec.name for spec in REGISTRY.values() if spec.purpose.startswith("embedder")}
+
+    assert set(CALIBRATED_MIN_DENSE) <= embedders
+    assert all(0.0 < gate < 1.0 for gate in CALIBRATED_MIN_DENSE.values())
 
 
 @pytest.mark.parametrize("embedding_model", ["BAAI/bge-m3", "/models/our-own-embedder"])
