@@ -23,6 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from ingest.search.manifest import MANIFEST_NAME
+from ingest.settings import IngestSettings
+
 DEMO_USER = "demo"
 DEMO_ROLES = ("clinician", "admin", "evaluator")
 LOGIN_FILE = Path(".data/demo-login.txt")
@@ -83,8 +86,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def prepare(samples: Path) -> None:
-    """Schema up to date; the sample documents indexed (the ingestion run skips what is already indexed)."""
+    """Schema up to date; an index of an earlier embedder re-embedded with today's (EMBEDDING_MODEL); the sample
+    documents indexed (the ingestion run skips what is already indexed)."""
     _run("updating the database schema", [sys.executable, "-m", "api", "migrate"])
+    index = IngestSettings().index_dir
+    if (index / MANIFEST_NAME).is_file():
+        _run(
+            f"checking that {index} holds EMBEDDING_MODEL's vectors",
+            [sys.executable, "-m", "ingest", "reembed"],
+        )
     _run(f"indexing the sample documents in {samples}", [sys.executable, "-m", "ingest", "run", str(samples)])
 
 

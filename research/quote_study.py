@@ -27,7 +27,7 @@ from api.answers.matching import numbers
 from api.answers.quotes import Bonus, QuoteRule, select_quote
 from api.answers.source import Source
 from api.chat.sources import source
-from api.evaluator.configs import RetrievalConfig
+from api.evaluator.configs import deployed_config
 from api.evaluator.corpus import read_pdf_folder
 from api.evaluator.key_facts import holds_key_fact
 from api.evaluator.queries import read_queries
@@ -173,7 +173,7 @@ def _ask(
     folder = read_pdf_folder(documents, settings.max_pdf_mb * 1_000_000)
     asked = []
     with tempfile.TemporaryDirectory(prefix="vraagbaak-quotes-") as index_folder:
-        index = build_index(folder.documents, RetrievalConfig(), embedder, Path(index_folder))
+        index = build_index(folder.documents, deployed_config(settings), embedder, Path(index_folder))
         try:
             retriever = Retriever.from_settings(settings, index, embedder)
             for query in queries:

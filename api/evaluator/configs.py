@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ingest.settings import DEFAULT_REPEAT_MIN_CHARS, IngestSettings
 from modelstore.production import names_a_model
 
-DEFAULT_EMBEDDER = "intfloat/multilingual-e5-small"
+DEFAULT_EMBEDDER = "google/embeddinggemma-300m"
 ALTERNATIVE_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 _SWITCHES = {
     "on": True,

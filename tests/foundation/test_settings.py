@@ -40,7 +40,7 @@ def test_unset_settings_give_the_embedded_default() -> None:
 
     assert api.database_url == ingest.database_url == "sqlite:///.data/vraagbaak.db"
     assert ingest.weaviate_url is None
-    assert ingest.embedding_model == "intfloat/multilingual-e5-small"
+    assert ingest.embedding_model == "google/embeddinggemma-300m"
     assert worker.generator_model == "google/gemma-3-270m"
     assert (worker.device, worker.dtype) == ("cpu", resolve_dtype("auto", "cpu"))
     assert api.hospital_name == "UZGent"

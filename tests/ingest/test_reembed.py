@@ -109,9 +109,9 @@ def test_a_killed_reembedding_resumes_without_embedding_a_finished_document_agai
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        reembed(e5_settings, e5, killed_after_the_first)
+        reembed(e5_settings, lambda: e5, killed_after_the_first)
     assert EmbeddedIndex(e5_settings.index_dir, create=False).built_with() == ALL_MINILM_L6_V2
-    summary = reembed(e5_settings, e5)
+    summary = reembed(e5_settings, lambda: e5)
 
     assert (summary.documents, summary.built_with) == (2, ALL_MINILM_L6_V2)
     assert EmbeddedIndex(e5_settings.index_dir, create=False).document_ids() == {"a", "b", "c"}
@@ -126,16 +126,16 @@ def test_an_unfinished_reembedding_with_another_model_is_never_mixed_into(
     )
 
     with pytest.raises(ReembedError, match="unfinished re-embedding with 'another/model'"):
-        reembed(e5_settings, e5)
+        reembed(e5_settings, lambda: e5)
     assert EmbeddedIndex(e5_settings.index_dir, create=False).built_with() == ALL_MINILM_L6_V2
 
 
 def test_weaviate_and_a_missing_index_are_clear_errors(e5_settings: IngestSettings, e5: Embedder) -> None:
     with pytest.raises(ReembedError, match="no search index in"):
-        reembed(e5_settings, e5)
+        reembed(e5_settings, lambda: e5)
     weaviate = e5_settings.model_copy(update={"weaviate_url": "http://weaviate:8080"})
     with pytest.raises(ReembedError, match="new collection"):
-        reembed(weaviate, e5)
+        reembed(weaviate, lambda: e5)
 
 
 def _document(document_id: str, embedder: Embedder) -> tuple[list[ChunkRecord], NDArray[np.float32]]:

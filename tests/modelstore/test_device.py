@@ -78,7 +78,9 @@ def test_a_set_dtype_is_kept_whatever_the_hardware(setting: str) -> None:
     assert resolve_dtype(setting, "cpu", ["amx_bf16"]) == setting
 
 
-def test_both_settings_resolve_auto_for_their_device(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_both_settings_resolve_auto_for_their_device_and_the_embedder_keeps_float32_on_a_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("DTYPE", "auto")
     monkeypatch.setenv("DEVICE", "cuda")
     assert SpeculativeSettings(_env_file=None).dtype == "bfloat16"  # type: ignore[call-arg]
@@ -86,4 +88,4 @@ def test_both_settings_resolve_auto_for_their_device(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("DEVICE", "cpu")
     on_this_cpu = resolve_dtype("auto", "cpu")
     assert SpeculativeSettings(_env_file=None).dtype == on_this_cpu  # type: ignore[call-arg]
-    assert IngestSettings(_env_file=None).dtype == on_this_cpu  # type: ignore[call-arg]
+    assert IngestSettings(_env_file=None).dtype == "float32"  # type: ignore[call-arg]  # the embedder, any CPU

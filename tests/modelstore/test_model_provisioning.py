@@ -35,15 +35,13 @@ def test_a_second_provision_of_the_real_models_does_nothing(
 
 def test_a_plain_provision_leaves_out_the_optional_models_unless_a_setting_names_one() -> None:
     optional = {spec.name for spec in REGISTRY.values() if spec.optional}
-    assert optional == {QWEN25_CODER_15B_INSTRUCT, EMBEDDINGGEMMA_300M}
+    assert optional == {QWEN25_CODER_15B_INSTRUCT}
 
-    assert [spec.name for spec in select(None)] == [name for name in REGISTRY if name not in optional]
-    chosen = [
-        spec.name for spec in select(None, [QWEN25_CODER_15B_INSTRUCT, "intfloat/multilingual-e5-small"])
-    ]
-    assert QWEN25_CODER_15B_INSTRUCT in chosen
-    assert EMBEDDINGGEMMA_300M not in chosen
-    assert [spec.name for spec in select([EMBEDDINGGEMMA_300M])] == [EMBEDDINGGEMMA_300M]
+    plain = [spec.name for spec in select(None)]
+    assert plain == [name for name in REGISTRY if name not in optional]
+    assert EMBEDDINGGEMMA_300M in plain
+    assert QWEN25_CODER_15B_INSTRUCT in [spec.name for spec in select(None, [QWEN25_CODER_15B_INSTRUCT])]
+    assert [spec.name for spec in select([QWEN25_CODER_15B_INSTRUCT])] == [QWEN25_CODER_15B_INSTRUCT]
 
 
 def test_list_shows_every_model_with_its_status_and_folder(

@@ -27,6 +27,7 @@ from ingest.pipeline import chunk_records, parse_pdf
 from ingest.retrieval import Retriever
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
+from modelstore.registry import MULTILINGUAL_E5_SMALL
 from research.loopback import worker_process
 from tests.api.chat.servers import RecordingRelay, api_server
 from tests.api.conftest import PASSWORD
@@ -38,9 +39,9 @@ Event = tuple[str, dict[str, Any]]
 
 @pytest.fixture(scope="session")
 def sample_retriever() -> Iterator[Retriever]:
-    """The five sample procedures, ingested as ingestion does (tags from their sidecars), searched with the
-    offline embedder the abstention thresholds were measured with."""
-    settings = IngestSettings()
+    """The five sample procedures, ingested as ingestion does (tags from their sidecars), searched with the small
+    offline embedder these tests' scores were written for (multilingual-e5-small)."""
+    settings = IngestSettings(embedding_model=MULTILINGUAL_E5_SMALL)
     embedder = Embedder.from_settings(settings)
     with tempfile.TemporaryDirectory(prefix="vraagbaak-chat-index-") as folder:
         index = EmbeddedIndex(Path(folder), settings.embedding_model)
@@ -84,7 +85,7 @@ def chat_runtime(
         chat_settings,
         api_settings.database_url,
         api_settings.hospital_name,
-        IngestSettings().embedding_model,  # the sample retriever's, as the app's runtime takes it
+        MULTILINGUAL_E5_SMALL,  # the sample retriever's, whose calibrated gate the app's runtime applies
     )
 
 

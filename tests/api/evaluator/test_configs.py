@@ -15,7 +15,7 @@ def test_a_configuration_names_only_what_it_changes() -> None:
         "alpha": "0",
         "title": "on",
         "chunk": "800/160",
-        "embedder": "intfloat/multilingual-e5-small",
+        "embedder": "google/embeddinggemma-300m",
     }
 
 
