@@ -30,6 +30,16 @@ SEPSIS = [["Sepsis bij volwassenen", "Herken sepsis aan koorts, een snelle ademh
 
 
 @pytest.fixture
+def environment(ingest_settings: IngestSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m ingest` reads its settings from the environment, like in production: `ingest_settings`'."""
+    monkeypatch.delenv("WEAVIATE_URL", raising=False)
+    monkeypatch.setenv("DATABASE_URL", ingest_settings.database_url)
+    monkeypatch.setenv("INDEX_DIR", str(ingest_settings.index_dir))
+    monkeypatch.setenv("EMBEDDING_MODEL", ingest_settings.embedding_model)
+    monkeypatch.setenv("MODEL_CACHE", str(ingest_settings.model_cache))
+
+
+@pytest.fixture
 def index(ingest_settings: IngestSettings) -> Iterator[EmbeddedIndex]:
     opened = EmbeddedIndex(ingest_settings.index_dir, ingest_settings.embedding_model)
     yield opened

@@ -9,16 +9,6 @@ from ingest.settings import IngestSettings
 from tests.ingest.ingest_pdfs import scanned_pdf
 
 
-@pytest.fixture
-def environment(ingest_settings: IngestSettings, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI reads its settings from the environment, like in production."""
-    monkeypatch.delenv("WEAVIATE_URL", raising=False)
-    monkeypatch.setenv("DATABASE_URL", ingest_settings.database_url)
-    monkeypatch.setenv("INDEX_DIR", str(ingest_settings.index_dir))
-    monkeypatch.setenv("EMBEDDING_MODEL", ingest_settings.embedding_model)
-    monkeypatch.setenv("MODEL_CACHE", str(ingest_settings.model_cache))
-
-
 @pytest.mark.usefixtures("environment")
 def test_run_then_list_status_and_delete(procedures: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(procedures)]) == 0

@@ -24,16 +24,6 @@ from modelstore.provision import provision
 from modelstore.registry import ALL_MINILM_L6_V2, MULTILINGUAL_E5_SMALL, REGISTRY
 
 
-@pytest.fixture
-def environment(ingest_settings: IngestSettings, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI reads its settings from the environment, like in production."""
-    monkeypatch.delenv("WEAVIATE_URL", raising=False)
-    monkeypatch.setenv("DATABASE_URL", ingest_settings.database_url)
-    monkeypatch.setenv("INDEX_DIR", str(ingest_settings.index_dir))
-    monkeypatch.setenv("EMBEDDING_MODEL", ingest_settings.embedding_model)
-    monkeypatch.setenv("MODEL_CACHE", str(ingest_settings.model_cache))
-
-
 @pytest.fixture(scope="module")
 def e5(model_cache: Path) -> Embedder:
     provision([REGISTRY[MULTILINGUAL_E5_SMALL]], model_cache)
