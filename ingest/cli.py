@@ -22,7 +22,7 @@ from ingest.embedding import Embedder
 from ingest.models import FileStatus
 from ingest.pruning import Pruning
 from ingest.reembed import ReembedError, exit_unless_index_matches_embedder, reembed
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.backends import open_search_index
 from ingest.search.types import EmbedderMismatch, MissingIndex, SearchIndex
 from ingest.settings import IngestSettings

@@ -15,7 +15,7 @@ from functools import cached_property
 from ingest import jobs, schema
 from ingest.embedding import Embedder, exit_unless_embedder_loadable
 from ingest.reembed import exit_unless_index_matches_embedder
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.backends import open_search_index
 from ingest.search.types import SearchIndex
 from ingest.settings import IngestSettings

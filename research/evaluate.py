@@ -27,7 +27,7 @@ from api.evaluator.datasets import DatasetError, load_covid_qa, load_xquad
 from api.evaluator.export import summary_markdown, write_report
 from api.evaluator.queries import EvalQuery, QueryFileError, read_queries
 from api.evaluator.report import EvaluationReport
-from api.evaluator.runner import Embedders, run_configurations
+from api.evaluator.retrieval_runs import Embedders, run_configurations
 from ingest.settings import IngestSettings
 from research.offline_answers import OFFLINE_GENERATOR, ask_answers
 

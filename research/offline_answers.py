@@ -12,7 +12,7 @@ from api.evaluator.configs import deployed_config
 from api.evaluator.corpus import CleanedDocument
 from api.evaluator.queries import EvalQuery
 from api.evaluator.resolution import DocumentResolver
-from api.evaluator.runner import build_index, catalogue
+from api.evaluator.retrieval_runs import build_index, catalogue
 from ingest.embedding import Embedder
 from ingest.retrieval import Retriever
 from ingest.settings import IngestSettings

@@ -31,7 +31,7 @@ from api.evaluator.configs import deployed_config
 from api.evaluator.corpus import read_pdf_folder
 from api.evaluator.key_facts import holds_key_fact
 from api.evaluator.queries import read_queries
-from api.evaluator.runner import build_index
+from api.evaluator.retrieval_runs import build_index
 from ingest.embedding import Embedder
 from ingest.retrieval import Retriever
 from ingest.settings import IngestSettings

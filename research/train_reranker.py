@@ -34,7 +34,7 @@ from api.evaluator.datasets import load_covid_qa
 from api.evaluator.judgement import Retrieved, holds_most_of, judge
 from api.evaluator.queries import EvalQuery, read_queries
 from api.evaluator.resolution import DocumentResolver
-from api.evaluator.runner import Embedders, build_index, catalogue, retrieved
+from api.evaluator.retrieval_runs import Embedders, build_index, catalogue, retrieved
 from ingest.pipeline import chunk_records
 from ingest.rerank import pair_text
 from ingest.retrieval import RetrievedChunk

@@ -27,8 +27,8 @@ from api.chat import storage
 from api.chat.abstention import NOT_FOUND_MESSAGE, Confidence, may_say_not_found, says_not_found
 from api.chat.runtime import ChatRuntime
 from api.chat.sources import prompt_passages, source
-from api.chat.stopping import until_stopped
-from api.chat.workers import (
+from api.chat.stop_requests import until_stopped
+from api.chat.worker_pool import (
     Delta,
     Finished,
     GenerationRequest,

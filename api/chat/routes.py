@@ -12,8 +12,8 @@ from starlette.concurrency import run_in_threadpool
 from api.chat import answering, storage
 from api.chat.limits import TooManyQuestions
 from api.chat.runtime import ChatRuntime, get_chat_runtime, get_generations
-from api.chat.stopping import Generations
-from api.chat.workers import GenerationRefused, NoWorkerReady
+from api.chat.stop_requests import Generations
+from api.chat.worker_pool import GenerationRefused, NoWorkerReady
 from api.deps import ClinicianUser, RowId, SessionDep, SettingsDep
 from api.schemas import MAX_QUESTION_CHARS, Text
 

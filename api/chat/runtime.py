@@ -20,8 +20,8 @@ from api.chat.abstention import AbstentionRule
 from api.chat.calibration import deployed_rule
 from api.chat.limits import UserSlots
 from api.chat.settings import ChatSettings
-from api.chat.stopping import Generations
-from api.chat.workers import WorkerPool
+from api.chat.stop_requests import Generations
+from api.chat.worker_pool import WorkerPool
 from api.settings import ProcessSettings
 from ingest.embedding import Embedder
 from ingest.retrieval import Retrieval, Retriever

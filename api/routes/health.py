@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from api.chat.runtime import pool_from_settings
 from api.chat.settings import ChatSettings
-from api.chat.workers import WorkerPool
+from api.chat.worker_pool import WorkerPool
 from api.deps import Credentials, Identity, get_index
 from api.models import Role
 from api.settings import ApiSettings

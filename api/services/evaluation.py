@@ -34,7 +34,7 @@ from api.evaluator.queries import EvalQuery, QueryFileError, parse_csv
 from api.evaluator.report import ConfigurationResult
 from api.evaluator.report import EvaluationReport as Report
 from api.evaluator.resolution import DocumentResolver, IndexedDocument
-from api.evaluator.runner import Embedders, ask_all
+from api.evaluator.retrieval_runs import Embedders, ask_all
 from api.models import (
     ApiInstance,
     EvaluationReport,

@@ -47,7 +47,7 @@ from api.evaluator.corpus import CleanedDocument, clean_set, read_pdf_folder
 from api.evaluator.datasets import load_covid_qa, load_xquad
 from api.evaluator.queries import EvalQuery, read_queries
 from api.evaluator.resolution import DocumentResolver
-from api.evaluator.runner import catalogue
+from api.evaluator.retrieval_runs import catalogue
 from ingest.embedding import Embedder
 from ingest.pipeline import chunk_records
 from ingest.retrieval import QuestionTruncator, RetrievedChunk, Retriever

@@ -27,7 +27,7 @@ from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from modelstore.cache import resolve_model

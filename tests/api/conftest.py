@@ -25,7 +25,7 @@ from api.settings import ApiSettings
 from ingest.database import get_engine
 from ingest.embedding import Embedder
 from ingest.jobs import JobSummary
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 

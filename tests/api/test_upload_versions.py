@@ -13,7 +13,7 @@ from api.settings import ApiSettings
 from ingest.embedding import Embedder
 from ingest.jobs import JobSummary
 from ingest.models import FileStatus
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.api.conftest import SAMPLES, SignIn, run_queued_jobs

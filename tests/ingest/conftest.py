@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ingest.embedding import Embedder
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.ingest_pdfs import text_pdf

@@ -18,7 +18,7 @@ from ingest.embedding import Embedder
 from ingest.isolation import Limits, run_isolated
 from ingest.models import FileStatus, JobFile
 from ingest.pdf_reader import UnusableFile
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.conftest import KOORTS, WONDZORG

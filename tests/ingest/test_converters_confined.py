@@ -23,7 +23,7 @@ from ingest.isolation import Limits, run_isolated
 from ingest.ocr import ocr_pages
 from ingest.pdf_reader import UnusableFile
 from ingest.pipeline import Reading, read_pdf
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.real_files import SAMPLES, scanned_copy, scanned_word_file, word_procedure

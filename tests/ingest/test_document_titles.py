@@ -13,7 +13,7 @@ from ingest.metadata import document_tags
 from ingest.models import FileStatus
 from ingest.pdf_reader import UnusableFile, main_heading, open_pdf, page_texts
 from ingest.pipeline import parse_pdf
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from ingest.title import document_title, shared_titles

@@ -8,7 +8,7 @@ import pytest
 
 from ingest.documents import find_document
 from ingest.models import FileStatus, JobStatus
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from tests.ingest.ingest_pdfs import long_pdf, scanned_pdf, text_pdf
 

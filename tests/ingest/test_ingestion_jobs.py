@@ -9,7 +9,7 @@ from ingest.database import session_scope
 from ingest.documents import delete_document, find_document, list_documents
 from ingest.models import Document, FileStatus, JobStatus
 from ingest.pipeline import PIPELINE_VERSION
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import SearchFilter
 from tests.ingest.conftest import KOORTS

@@ -18,7 +18,7 @@ from ingest.metadata import DocumentTags
 from ingest.models import FileStatus, Job, JobStatus
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import ParsedDocument, chunk_records, parse_pdf
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.ingest_pdfs import text_pdf

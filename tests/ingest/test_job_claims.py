@@ -14,7 +14,7 @@ from ingest.database import get_engine
 from ingest.documents import delete_document, list_documents
 from ingest.embedding import Embedder
 from ingest.models import FileStatus
-from ingest.runner import Ingestion, Silent
+from ingest.run_job import Ingestion, Silent
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.conftest import KOORTS

@@ -9,7 +9,7 @@ from ingest.models import FileStatus
 from ingest.ocr import missing
 from ingest.pdf_reader import UnusableFile, open_pdf
 from ingest.pipeline import parse_pdf
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from tests.ingest.conftest import KOORTS
 from tests.ingest.ingest_pdfs import scanned_pdf, text_pdf
 

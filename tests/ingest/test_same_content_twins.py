@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from ingest.documents import list_documents
 from ingest.embedding import Embedder
 from ingest.models import FileStatus
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.search.types import ChunkRecord
 from ingest.settings import IngestSettings

@@ -16,7 +16,7 @@ from ingest.models import FileStatus
 from ingest.ocr import missing
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import parse_pdf
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.conftest import KOORTS

@@ -11,7 +11,7 @@ from ingest.documents import list_documents
 from ingest.embedding import Embedder
 from ingest.models import FileStatus
 from ingest.pruning import MISSING, NO_PDFS, Refusal
-from ingest.runner import Ingestion
+from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.conftest import WONDZORG

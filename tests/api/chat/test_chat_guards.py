@@ -150,7 +150,7 @@ def test_a_wrong_worker_token_is_a_503_and_an_error_in_the_log(
     )
     client, conversation_id = clinician("ann")
 
-    with caplog.at_level(logging.ERROR, logger="api.chat.workers"):
+    with caplog.at_level(logging.ERROR, logger="api.chat.worker_pool"):
         response = client.post(
             f"/api/conversations/{conversation_id}/messages", json={"question": ANSWERABLE}
         )

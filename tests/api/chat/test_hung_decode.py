@@ -15,7 +15,7 @@ import pytest
 
 from api.chat.answering import WORKER_TIMEOUT_MESSAGE
 from api.chat.settings import ChatSettings
-from api.chat.workers import NO_WORKER_MESSAGE
+from api.chat.worker_pool import NO_WORKER_MESSAGE
 from api.models import MessageState
 from api.settings import ApiSettings
 from research.local_process import free_port

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from api.chat.workers import (
+from api.chat.worker_pool import (
     Delta,
     Finished,
     GenerationRefused,

@@ -12,7 +12,7 @@ from api.evaluator.configs import RetrievalConfig
 from api.evaluator.corpus import clean_set, read_pdf_folder
 from api.evaluator.datasets import EvalSet, SourceDocument
 from api.evaluator.queries import EvalQuery
-from api.evaluator.runner import Embedders, build_index, run_configurations
+from api.evaluator.retrieval_runs import Embedders, build_index, run_configurations
 from ingest.metadata import document_tags
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import chunk_records, parse_pdf
