@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from ingest import database
-from ingest import schema as ingest_schema
+from ingest import database_schema as ingest_schema
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 VERSION_TABLE = "alembic_version_api"

@@ -16,7 +16,7 @@ from typing import Never
 
 from tqdm import tqdm
 
-from ingest import jobs, schema
+from ingest import database_schema, jobs
 from ingest.documents import consistency, delete_document, find_document, list_documents
 from ingest.embedding import Embedder
 from ingest.models import FileStatus
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     settings = IngestSettings()
-    schema.migrate(settings.database_url)
+    database_schema.migrate(settings.database_url)
     command: int = arguments.handler(settings, arguments)
     return command
 

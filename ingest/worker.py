@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from functools import cached_property
 
-from ingest import jobs, schema
+from ingest import database_schema, jobs
 from ingest.embedding import Embedder, exit_unless_embedder_loadable
 from ingest.reembed import exit_unless_index_matches_embedder
 from ingest.run_job import Ingestion
@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = IngestSettings()
     exit_unless_embedder_loadable(settings)
     exit_unless_index_matches_embedder(settings)
-    schema.migrate(settings.database_url)
+    database_schema.migrate(settings.database_url)
     worker = JobWorker(settings, arguments.poll)
     try:
         worker.serve()

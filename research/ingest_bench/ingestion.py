@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from sentence_transformers import SentenceTransformer
 
-from ingest import schema
+from ingest import database_schema
 from ingest.embedding import Embedder
 from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
@@ -126,7 +126,7 @@ def embedding_ratio(pdfs: Sequence[Path], settings: IngestSettings) -> dict[str,
         job = settings.model_copy(
             update={"database_url": f"sqlite:///{folder}/bench.db", "index_dir": folder / "index"}
         )
-        schema.migrate(job.database_url)
+        database_schema.migrate(job.database_url)
         ingestion = Ingestion(job, EmbeddedIndex(job.index_dir, job.embedding_model), lambda: embedder)
         return partial(ingestion.ingest, list(pdfs))
 

@@ -12,7 +12,7 @@ from api import database_schema
 from api.__main__ import main
 from api.services.sessions import aware
 from ingest import database
-from ingest import schema as ingest_schema
+from ingest import database_schema as ingest_schema
 from ingest.database import get_engine
 
 

@@ -29,7 +29,7 @@ ENTRY_POINTS = {
 # Files under the product packages that no import reaches, each with the reason it is there all the same.
 NOT_IMPORTED = {
     "api/migrations": "Alembic loads the schema migrations by path (`api.database_schema`)",
-    "ingest/migrations": "Alembic loads the schema migrations by path (`ingest.schema`)",
+    "ingest/migrations": "Alembic loads the schema migrations by path (`ingest.database_schema`)",
 }
 # Reading, cleaning, chunking and converting documents, and the PDF libraries under them.
 PDF_PIPELINE = {
