@@ -16,11 +16,11 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from api import housekeeping
 from api.chat import instances
-from api.chat import routes as chat
+from api.evaluator import reports
 from api.frontend import built_frontend
 from api.middleware import BodyLimits, NoStore, SignedInBeforeBody, too_large_in_dutch
-from api.routes import admin, auth, conversations, documents, evaluator, feedback, health, reference
-from api.services import evaluation, oidc
+from api.routes import admin, auth, chat, conversations, documents, evaluator, feedback, health, reference
+from api.services import oidc
 from api.services.errors import DATABASE_DOWN, DATABASE_RETRY_AFTER_SECONDS, ServiceError
 from api.settings import ApiSettings
 from ingest.settings import IngestSettings
@@ -53,7 +53,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     runner (`python -m api reports`) runs them."""
     settings: ApiSettings = app.state.settings
     beating = instances.start(
-        settings.database_url, settings.instance_stale_seconds, also_close=(evaluation.fail_orphaned,)
+        settings.database_url, settings.instance_stale_seconds, also_close=(reports.fail_orphaned,)
     )
     heartbeat = asyncio.create_task(instances.keep_beating(beating, settings.instance_heartbeat_seconds))
     tidying = asyncio.create_task(housekeeping.keep_tidy(settings))

@@ -25,9 +25,9 @@ from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.deps import Credentials, check_role
+from api.evaluator.reports import MAX_SET_BYTES
 from api.models import Role
 from api.services.errors import DATABASE_DOWN, DATABASE_RETRY_AFTER_SECONDS
-from api.services.evaluation import MAX_SET_BYTES
 from api.settings import ApiSettings
 from ingest.database import get_engine
 

@@ -5,7 +5,7 @@ The API serves requests and only queues a report (`services.evaluation.queue_rep
 question and an answer report waits for the model for each, which must not hold up, slow down or take down the
 process that answers clinicians. The runner registers among the processes (`api_instances`, role `reports`) and
 beats its heartbeat on a thread of its own while a report runs; a report of a runner that died is failed by a live
-process (`evaluation.fail_orphaned`). `make demo` starts it next to the API, production runs it in the `reports`
+process (`reports.fail_orphaned`). `make demo` starts it next to the API, production runs it in the `reports`
 service; several runners may share a database: each report is taken by one.
 """
 
@@ -19,8 +19,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from api.chat import instances
 from api.chat.runtime import ChatRuntime
 from api.chat.settings import ChatSettings
+from api.evaluator import reports
 from api.models import ProcessRole, ReportKind
-from api.services import evaluation
 from api.settings import ProcessSettings
 from ingest.search.backends import open_search_index
 from ingest.search.types import SearchIndex
@@ -55,7 +55,7 @@ class ReportRunner:
             settings.database_url,
             settings.instance_stale_seconds,
             self.instance_id,
-            also_close=(evaluation.fail_orphaned,),
+            also_close=(reports.fail_orphaned,),
             role=ProcessRole.reports,
         )
         self._stop = threading.Event()
@@ -63,16 +63,16 @@ class ReportRunner:
 
     def run_next(self) -> int | None:
         """Take and run the oldest queued report; its id, or None when none waits."""
-        taken = evaluation.claim_next(self.settings.database_url, self.instance_id)
+        taken = reports.claim_next(self.settings.database_url, self.instance_id)
         if taken is None:
             return None
         report_id, kind = taken
         log.info("running evaluation report %d (%s)", report_id, kind.value)
         database_url, report_dir = self.settings.database_url, self.settings.report_dir
         if kind == ReportKind.answers:
-            evaluation.run_answer_report(database_url, self._chat, report_dir, report_id)
+            reports.run_answer_report(database_url, self._chat, report_dir, report_id)
         else:
-            evaluation.run_report(database_url, self.ingest, self._search_index, report_dir, report_id)
+            reports.run_report(database_url, self.ingest, self._search_index, report_dir, report_id)
         return report_id
 
     def serve(self) -> None:

@@ -11,7 +11,7 @@ sentences supported and flagged, supported sentences of answers that miss the ke
 answer"), generated numbers shown without support (each flagged), "niet gevonden" on unanswerable and on
 answerable questions, looping answers (stopped by the repetition guard), and the timings: the summary and the
 report's files are `api.evaluator.answer_report`. The web page's report runs it with the API's workers
-(`api.services.evaluation`); `python -m research.evaluate --answers` with a worker it starts itself
+(`api.evaluator.reports`); `python -m research.evaluate --answers` with a worker it starts itself
 (`research.offline_answers`).
 """
 

@@ -20,11 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from pydantic_core import ErrorDetails
 
 from api.csvfile import restored
+from api.question_set_format import CSV_COLUMNS, DOCUMENT_SEPARATOR, OPTIONAL_CSV_COLUMNS
 
-DOCUMENT_SEPARATOR = ";"
 CSV_DELIMITERS = (",", ";")
-CSV_COLUMNS = ("question", "relevant_documents")
-OPTIONAL_CSV_COLUMNS = ("id", "answer")
 
 NonEmptyText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 

@@ -6,8 +6,9 @@ from fastapi import APIRouter, File, UploadFile, status
 from fastapi.responses import FileResponse, Response
 
 from api.deps import EvaluatorUser, RowId, SessionDep, SettingsDep
+from api.evaluator import reports
 from api.schemas import EvaluationSetOut, ReportCreate, ReportOut
-from api.services import evaluation, feedback
+from api.services import feedback
 
 router = APIRouter(prefix="/api/evaluator", tags=["evaluator"])
 
@@ -42,8 +43,8 @@ def upload_set(
     user: EvaluatorUser,
     db: SessionDep,
 ) -> EvaluationSetOut:
-    row = evaluation.upload_set(
-        db, user, file.filename or "vragen.csv", file.file.read(evaluation.MAX_SET_BYTES + 1)
+    row = reports.upload_set(
+        db, user, file.filename or "vragen.csv", file.file.read(reports.MAX_SET_BYTES + 1)
     )
     db.commit()
     return EvaluationSetOut.model_validate(row)
@@ -51,7 +52,7 @@ def upload_set(
 
 @router.get("/sets")
 def list_sets(_user: EvaluatorUser, db: SessionDep) -> list[EvaluationSetOut]:
-    return [EvaluationSetOut.model_validate(row) for row in evaluation.list_sets(db)]
+    return [EvaluationSetOut.model_validate(row) for row in reports.list_sets(db)]
 
 
 @router.post(
@@ -65,7 +66,7 @@ def list_sets(_user: EvaluatorUser, db: SessionDep) -> list[EvaluationSetOut]:
 def start_report(body: ReportCreate, user: EvaluatorUser, db: SessionDep, settings: SettingsDep) -> ReportOut:
     """Queue a report over the set for the report runner; poll `GET /api/evaluator/reports/{id}` until it is
     finished or failed."""
-    report = evaluation.queue_report(
+    report = reports.queue_report(
         db,
         user,
         body.set_id,
@@ -79,12 +80,12 @@ def start_report(body: ReportCreate, user: EvaluatorUser, db: SessionDep, settin
 
 @router.get("/reports")
 def list_reports(_user: EvaluatorUser, db: SessionDep) -> list[ReportOut]:
-    return [ReportOut.model_validate(row) for row in evaluation.list_reports(db)]
+    return [ReportOut.model_validate(row) for row in reports.list_reports(db)]
 
 
 @router.get("/reports/{report_id}")
 def get_report(report_id: RowId, _user: EvaluatorUser, db: SessionDep) -> ReportOut:
-    return ReportOut.model_validate(evaluation.get_report(db, report_id))
+    return ReportOut.model_validate(reports.get_report(db, report_id))
 
 
 @router.get(
@@ -96,4 +97,4 @@ def report_file(
     report_id: RowId, name: str, _user: EvaluatorUser, db: SessionDep, settings: SettingsDep
 ) -> FileResponse:
     """One of the report's files, by a name from its `files` list."""
-    return FileResponse(evaluation.report_file(db, settings.report_dir, report_id, name), filename=name)
+    return FileResponse(reports.report_file(db, settings.report_dir, report_id, name), filename=name)

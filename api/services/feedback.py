@@ -14,8 +14,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from api.csvfile import csv_text
-from api.evaluator.queries import CSV_COLUMNS, DOCUMENT_SEPARATOR
 from api.models import Conversation, DocumentFeedback, Message, User
+from api.question_set_format import CSV_COLUMNS, DOCUMENT_SEPARATOR
 from api.services.conversations import owned_message
 from api.services.errors import NotFound
 

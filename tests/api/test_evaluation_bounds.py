@@ -9,10 +9,10 @@ from fastapi.testclient import TestClient
 from httpx import Response
 from sqlalchemy.orm import Session
 
+from api.evaluator.reports import MAX_SET_QUESTIONS, NO_RUNNER, QUEUE_FULL
 from api.models import EvaluationReport, ReportStatus, Role
 from api.schemas import MAX_QUESTION_CHARS
 from api.services import users
-from api.services.evaluation import MAX_SET_QUESTIONS, NO_RUNNER, QUEUE_FULL
 from api.settings import ApiSettings
 from ingest.database import get_engine
 from tests.api.conftest import SignIn, idle_report_runner

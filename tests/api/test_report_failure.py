@@ -38,7 +38,7 @@ def test_a_failed_report_shows_a_dutch_message_and_logs_the_exception(
     )
     assert labelled.status_code == 201, labelled.text
 
-    with caplog.at_level(logging.ERROR, logger="api.services.evaluation"):
+    with caplog.at_level(logging.ERROR, logger="api.evaluator.reports"):
         started = eva.post("/api/evaluator/reports", json={"set_id": labelled.json()["id"]}).json()
         deadline = time.monotonic() + 300
         while (report := eva.get(f"/api/evaluator/reports/{started['id']}").json())["status"] not in (
@@ -69,7 +69,7 @@ def test_a_report_whose_index_cannot_be_opened_fails_instead_of_staying_running(
     ).json()
 
     with (
-        caplog.at_level(logging.ERROR, logger="api.services.evaluation"),
+        caplog.at_level(logging.ERROR, logger="api.evaluator.reports"),
         running_reports(api_settings, ingest_settings.model_copy(update={"index_dir": blocked})),
     ):
         started = eva.post("/api/evaluator/reports", json={"set_id": labelled["id"]}).json()

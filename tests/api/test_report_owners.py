@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
+from api.evaluator import reports
 from api.models import (
     ApiInstance,
     EvaluationReport,
@@ -17,7 +18,6 @@ from api.models import (
     ReportStatus,
     Role,
 )
-from api.services import evaluation
 from ingest.database import get_engine
 from tests.api.conftest import add_user
 
@@ -66,7 +66,7 @@ def test_a_starting_api_process_leaves_a_live_runners_report_running(app: FastAP
 def test_only_the_reports_of_processes_that_are_gone_are_failed(database_url: str) -> None:
     ids = _reports(database_url)
 
-    failed = evaluation.fail_orphaned(database_url, STALE_SECONDS)
+    failed = reports.fail_orphaned(database_url, STALE_SECONDS)
 
     assert failed == 2
     assert _statuses(database_url, ids) == {
@@ -95,7 +95,7 @@ def test_a_runner_takes_the_oldest_queued_report_once_and_is_recorded_as_its_own
     set_id = _set_of(database_url, ids["live"])
     first, second = _queued(database_url, set_id, ReportKind.answers), _queued(database_url, set_id)
 
-    taken = [evaluation.claim_next(database_url, runner) for runner in ("live", "other", "third")]
+    taken = [reports.claim_next(database_url, runner) for runner in ("live", "other", "third")]
 
     assert taken == [(first, ReportKind.answers), (second, ReportKind.retrieval), None]
     with Session(get_engine(database_url)) as db:
@@ -110,17 +110,17 @@ def test_queued_reports_wait_while_a_runner_is_alive_and_fail_clearly_when_none_
     ids = _reports(database_url)
     waiting = _queued(database_url, _set_of(database_url, ids["live"]))
 
-    evaluation.fail_orphaned(database_url, STALE_SECONDS)
+    reports.fail_orphaned(database_url, STALE_SECONDS)
     still_queued = _statuses(database_url, {"waiting": waiting})["waiting"]
     with Session(get_engine(database_url)) as db:  # the live runner falls silent too
         db.get(ApiInstance, "live").heartbeat_at = datetime.now(UTC) - timedelta(seconds=STALE_SECONDS + 5)  # type: ignore[union-attr]
         db.commit()
-    evaluation.fail_orphaned(database_url, STALE_SECONDS)
+    reports.fail_orphaned(database_url, STALE_SECONDS)
 
     assert still_queued == ReportStatus.queued
     with Session(get_engine(database_url)) as db:
         report = db.get(EvaluationReport, waiting)
         running = db.get(EvaluationReport, ids["live"])
         assert report is not None and running is not None
-        assert (report.status, report.error) == (ReportStatus.failed, evaluation.NOT_STARTED)
-        assert (running.status, running.error) == (ReportStatus.failed, evaluation.RUNNER_GONE)
+        assert (report.status, report.error) == (ReportStatus.failed, reports.NOT_STARTED)
+        assert (running.status, running.error) == (ReportStatus.failed, reports.RUNNER_GONE)

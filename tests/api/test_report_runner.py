@@ -17,8 +17,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.chat.instances import THIS_INSTANCE
+from api.evaluator.reports import RUNNER_GONE
 from api.models import ApiInstance, EvaluationReport, ReportStatus, Role
-from api.services.evaluation import RUNNER_GONE
 from api.settings import ApiSettings
 from ingest.database import get_engine
 from ingest.jobs import JobSummary

@@ -129,7 +129,7 @@ def test_the_chat_reads_what_ingestion_stored_without_loading_the_pdf_pipeline()
         include_external_packages=True,
         cache_dir=None,
     )
-    reached = reached_from(graph, ["api.chat.routes"])
+    reached = reached_from(graph, ["api.routes.chat"])
 
     assert "ingest.retrieval" in reached
     assert sorted(reached & PDF_PIPELINE) == []

@@ -6,8 +6,8 @@ import io
 import json
 
 from api.chat.runtime import ChatRuntime
+from api.evaluator.reports import NO_KEY_PHRASES
 from api.models import Role
-from api.services.evaluation import NO_KEY_PHRASES
 from api.settings import ApiSettings
 from ingest.settings import IngestSettings
 from tests.api.chat.conftest import stored_messages

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.chat import instances, storage
-from api.chat.routes import STOP_RECORDED
 from api.models import ApiInstance, Conversation, Message, MessageState, Role, User
+from api.routes.chat import STOP_RECORDED
 from api.settings import ApiSettings
 from ingest.database import get_engine
 from tests.api.conftest import SignIn, add_user
