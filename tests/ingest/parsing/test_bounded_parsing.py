@@ -24,7 +24,7 @@ from ingest.settings import IngestSettings
 from tests.ingest.conftest import KOORTS, WONDZORG
 from tests.ingest.ingest_pdfs import shared_stream_pdf, text_pdf
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 HOSTILE_PAGES = 20_000
 
 

@@ -15,7 +15,7 @@ from ingest.search.embedded import MERGE_FACTOR, SEGMENTS, TEMPORARY_PREFIX, Emb
 from ingest.search.types import ChunkRecord, EmbedderMismatch
 from ingest.search.vectors import build_graph, nearest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 WORDS = [
     "koorts",
     "pijn",

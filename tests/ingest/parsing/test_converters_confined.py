@@ -26,8 +26,8 @@ from ingest.pipeline import Reading, read_pdf
 from ingest.run_job import Ingestion
 from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
+from tests.ingest.parsing.test_scans_and_word_files import needs_libreoffice, needs_ocr
 from tests.ingest.real_files import SAMPLES, scanned_copy, scanned_word_file, word_procedure
-from tests.ingest.test_scans_and_word_files import needs_libreoffice, needs_ocr
 
 # A distinct value per secret the services hold, to find it wherever it ends up.
 SECRETS = {

@@ -85,7 +85,7 @@ def test_a_disabled_user_cannot_sign_in_and_is_signed_out(sign_in: SignIn, api_s
 
     assert browser.get("/api/auth/me").status_code == 401
     again = browser.post("/api/auth/login", json={"username": "ann", "password": PASSWORD})
-    assert again.status_code == 401  # as a wrong password (tests/api/test_login_throttle.py)
+    assert again.status_code == 401  # as a wrong password (tests/api/services/test_login_throttle.py)
 
 
 def test_failed_logins_slow_the_next_attempts_down_and_never_refuse_the_right_password(

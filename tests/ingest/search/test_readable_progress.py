@@ -7,7 +7,7 @@ import pytest
 
 from ingest.embedding import batch_order
 from ingest.search.embedded import MERGE_FACTOR, EmbeddedIndex
-from tests.ingest.test_embedded_index_durability import _fill
+from tests.ingest.search.test_embedded_index_durability import _fill
 
 
 def test_segment_merges_are_not_logged_at_info(tmp_path, caplog: pytest.LogCaptureFixture) -> None:

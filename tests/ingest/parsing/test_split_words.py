@@ -10,7 +10,7 @@ from ingest.pdf_reader import open_pdf, page_texts
 from ingest.split_words import rejoin_split_words
 from ingest.vocabulary import dutch_words
 
-SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples" / "documents").glob("*.pdf"))
+SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples" / "documents").glob("*.pdf"))
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from ingest.metadata import DocumentTags
 from ingest.pdf_reader import open_pdf
 from ingest.pipeline import chunk_records, parse_pdf
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 FACTS = json.loads((SAMPLES / "facts.json").read_text(encoding="utf-8"))
 
 

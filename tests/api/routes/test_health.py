@@ -15,7 +15,7 @@ from api.settings import ApiSettings
 from ingest.jobs import JobSummary
 from research.local_process import free_port
 from tests.api.conftest import SignIn
-from tests.api.test_route_auth import app_routes
+from tests.api.routes.test_route_auth import app_routes
 
 UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
 ANOTHER_HOST = re.compile(

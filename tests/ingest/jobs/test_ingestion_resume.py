@@ -23,7 +23,7 @@ from ingest.search.embedded import EmbeddedIndex
 from ingest.settings import IngestSettings
 from tests.ingest.ingest_pdfs import text_pdf
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 TOPICS = ["koorts", "wondzorg", "sepsis", "insuline", "decubitus"]
 
 
