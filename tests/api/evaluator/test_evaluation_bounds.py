@@ -2,8 +2,6 @@
 4,000 characters each, one active report per evaluator, at most REPORT_QUEUE_LIMIT reports waiting in all, and
 none queued while no report runner is alive to run it."""
 
-from pathlib import Path
-
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
@@ -22,15 +20,9 @@ ONE_QUESTION = "question,relevant_documents\nHoe lang wrijven?,handhygiene.pdf\n
 
 
 @pytest.fixture
-def api_settings(database_url: str, tmp_path: Path) -> ApiSettings:
-    return ApiSettings(
-        database_url=database_url,
-        upload_dir=tmp_path / "uploads",
-        report_dir=tmp_path / "reports",
-        frontend_dir=tmp_path / "no-frontend",
-        run_ingestion_jobs=False,
-        report_queue_limit=QUEUE_LIMIT,
-    )
+def api_settings(api_settings: ApiSettings) -> ApiSettings:
+    """The suite's API settings (`tests/api/conftest.py`) with this file's own."""
+    return api_settings.model_copy(update={"report_queue_limit": QUEUE_LIMIT})
 
 
 def _upload(client: TestClient, content: str) -> Response:

@@ -32,15 +32,10 @@ START_TIMEOUT_SECONDS = 300
 
 
 @pytest.fixture
-def api_settings(database_url: str, tmp_path: Path) -> ApiSettings:
-    return ApiSettings(
-        database_url=database_url,
-        upload_dir=tmp_path / "uploads",
-        report_dir=tmp_path / "reports",
-        frontend_dir=tmp_path / "no-frontend",
-        run_ingestion_jobs=False,
-        instance_heartbeat_seconds=HEARTBEAT_SECONDS,
-        instance_stale_seconds=STALE_SECONDS,
+def api_settings(api_settings: ApiSettings) -> ApiSettings:
+    """The suite's API settings (`tests/api/conftest.py`) with this file's own."""
+    return api_settings.model_copy(
+        update={"instance_heartbeat_seconds": HEARTBEAT_SECONDS, "instance_stale_seconds": STALE_SECONDS}
     )
 
 
