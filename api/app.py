@@ -16,6 +16,7 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from api import housekeeping
 from api.chat import instances
+from api.chat.runtime import warm_up
 from api.evaluator import reports
 from api.frontend import built_frontend
 from api.middleware import BodyLimits, NoStore, SignedInBeforeBody, too_large_in_dutch
@@ -50,7 +51,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """This process beats its heartbeat while it runs, and closes the answers and evaluation reports that
     processes that are gone left behind (api/chat/instances.py); in the embedded mode ingestion jobs run on a
     thread of this process (production: the ingest container). Evaluation reports never run here: the report
-    runner (`python -m api reports`) runs them."""
+    runner (`python -m api reports`) runs them. With CHAT_WARM_UP the chat's runtime is built in the background."""
     settings: ApiSettings = app.state.settings
     beating = instances.start(
         settings.database_url, settings.instance_stale_seconds, also_close=(reports.fail_orphaned,)
@@ -60,6 +61,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if settings.run_ingestion_jobs:
         app.state.job_worker = JobWorker(app.state.ingest_settings)
         app.state.job_worker.start()
+    if settings.chat_warm_up:
+        threading.Thread(target=warm_up, args=(app.state,), name="chat-warm-up", daemon=True).start()
     try:
         yield
     finally:

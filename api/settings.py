@@ -173,6 +173,11 @@ class ApiSettings(ProcessSettings):
         True,
         description="Run queued ingestion jobs in the API process (embedded); false = the ingest container.",
     )
+    chat_warm_up: bool = Field(
+        True,
+        description="Build the chat's runtime (index, embedder) and search once at start, in the background, so the "
+        "first question does not wait seconds for the embedder to load; false = on the first question.",
+    )
     report_queue_limit: int = Field(
         20,
         ge=1,

@@ -22,6 +22,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # The shipped DTYPE is `auto` (bfloat16 where the CPU multiplies it natively): the suite pins float32, in which
 # greedy decoding is token-exact and every CPU computes the same answers; tests of `auto` set it themselves.
 os.environ.setdefault("DTYPE", "float32")
+# The shipped API loads its chat embedder at start (CHAT_WARM_UP): in the suite every app, and every API a test
+# starts as a process, would load one it never asks; the warm-up's own tests turn it on.
+os.environ.setdefault("CHAT_WARM_UP", "false")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

@@ -1,10 +1,12 @@
 """What the chat needs for the life of the process: the retriever, the worker pool, the rules, this process's
-running generations. Built once, on first use (loading the embedder takes seconds), and shared by all requests."""
+running generations. Built once, shared by all requests: at start in the background (`warm_up`, CHAT_WARM_UP), or
+on the first question (loading the embedder takes seconds)."""
 
 import asyncio
 import logging
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,6 +33,7 @@ from ingest.settings import IngestSettings
 
 _building = threading.Lock()
 log = logging.getLogger(__name__)
+WARM_UP_QUESTION = "Hoe lang duurt het?"  # any question: it is embedded and searched, its answer unused
 RETRIEVAL_NICENESS = 10  # measured: 8-question bursts' API overhead p95 −23 % (docs/benchmarks.md)
 
 
@@ -136,6 +139,22 @@ def built_runtime(state: State) -> ChatRuntime:
             state.chat = ChatRuntime.from_settings(state.settings, ChatSettings(), IngestSettings())
     runtime: ChatRuntime = state.chat
     return runtime
+
+
+def warm_up(state: State) -> None:
+    """Build the app's chat runtime and search once with it, so the first question finds the embedder loaded and
+    run (its first pass is slower than the next). A failure is logged, never raised: the first question then
+    builds the runtime itself and reports the error to the user."""
+    started = time.monotonic()
+    try:
+        runtime = built_runtime(state)
+        runtime.retriever.retrieve(WARM_UP_QUESTION)
+    except Exception:
+        log.exception("the chat's warm-up failed; the first question will build its runtime")
+        return
+    log.info(
+        "chat warmed up in %.1f s: the embedder is loaded and the index searched", time.monotonic() - started
+    )
 
 
 async def get_generations(request: Request) -> Generations | None:
