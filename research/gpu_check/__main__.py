@@ -116,6 +116,7 @@ def run_checks(
                 plan.prefix_tokens,
                 plan.repeats,
                 plan.copy_bytes,
+                plan.compile_verify,
             ),
         ),
         (

@@ -83,6 +83,9 @@ class Plan:
     copy_bytes: int
     # graph vs eager verify step (verify_model, prefix_tokens, repeats, copy_bytes as above)
     graph_rows: tuple[int, ...]
+    compile_verify: (
+        bool  # time (d), the forward fused by torch.compile (most of a minute to compile on a CPU)
+    )
     # decoding through BatchDecoder with verify_model (engine overhead per step, batched throughput)
     decode_prompt_tokens: int
     decode_new_tokens: int
@@ -122,6 +125,7 @@ def gpu_plan(device: str) -> Plan:
         repeats=20,
         copy_bytes=2 << 30,
         graph_rows=(1, 4, 8, 16, 32, 64),
+        compile_verify=True,
         decode_prompt_tokens=512,
         decode_new_tokens=64,
         overhead_batches=(1, 4),
@@ -159,7 +163,8 @@ def dry_run_plan() -> Plan:
         prefix_tokens=64,
         repeats=3,
         copy_bytes=32 << 20,
-        graph_rows=(2, 4, 8),  # one compiled program for the fused mode (one tree row would be a second)
+        graph_rows=(2, 4, 8),
+        compile_verify=False,  # the worker's compiled warm-up is tested on the CPU (test_compiled_warm_up.py)
         decode_prompt_tokens=48,
         decode_new_tokens=8,
         overhead_batches=(1, 2),

@@ -83,17 +83,15 @@ def test_the_dry_run_passes_every_check_and_writes_the_report(tmp_path: Path) ->
     assert "decode" in text and "tokens/s" in text  # the worker's answer was streamed
     for rows in (1, 8, 16):
         assert f"\n| {rows} | " in text
-    # graphs vs eager: every mode timed at every size (no CUDA: the graphed modes run without graphs and say so;
-    # the fused one stays compiled, and its tree rows' tokens are the eager path's)
+    # graphs vs eager: every mode but the compiled one timed at every size (no CUDA: the graphed mode runs without
+    # graphs and says so, its tree rows' tokens are the eager path's; compiling is left to the GPU and says so)
     graphs = _section(text, "## verify step: CUDA graphs vs eager")
-    assert "| — |" not in graphs
-    assert (
-        f"{GRAPHS}: ran as `static`; warm-up" in graphs
-        and f"{COMPILED}: ran as `compiled static`; warm-up" in graphs
-    )
-    assert f"{COMPILED}: target tokens equal to the eager path's at 14 of 14 tree rows" in graphs
+    assert f"{GRAPHS}: ran as `static`; warm-up" in graphs
+    assert f"{COMPILED}: not compiled (dry run" in graphs
+    assert f"{GRAPHS}: target tokens equal to the eager path's at 14 of 14 tree rows" in graphs
     for rows in (2, 4, 8):
-        assert f"\n| {rows} | " in graphs
+        row = next(line for line in graphs.splitlines() if line.startswith(f"| {rows} | "))
+        assert row.count("| — |") == 2  # the compiled mode's time and its ratio to the limit, nothing else
     assert "| answers per step |" in text and "overhead share" in text
     assert "| answers at once |" in text and "goals at 8 answers" in text
     # the generator against plain greedy, on the stand-in of its shape (the dry run does not look for the model):
