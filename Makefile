@@ -34,12 +34,18 @@ frontend/dist/index.html: $(NPM_STAMP) frontend/index.html frontend/vite.config.
 frontend-test: $(NPM_STAMP)
 	cd frontend && npm run typecheck && npm test
 
-# Debian's Chromium, which playwright-core drives in the end-to-end tests (no browser download).
-chromium:
+# Debian's Chromium, which playwright-core drives in the end-to-end tests (no browser download); after the other
+# Debian packages when both are asked for (apt installs one at a time).
+chromium: | $(filter system-packages,$(MAKECMDGOALS))
 	@test -x /usr/bin/chromium || (apt-get install -y -q chromium || (apt-get update -q && apt-get install -y -q chromium))
 
 ## Install what the tests need and run the whole suite: lint, format check, type check, tests.
-test: models system-packages chromium frontend lint typecheck frontend-test pytest
+# The installs and the checks run side by side (downloads wait on the network, checks on the CPU), the tests after
+# them; each step's output is printed whole when it ends.
+SETUP_AND_CHECKS := models system-packages chromium frontend lint typecheck frontend-test
+test:
+	$(MAKE) --no-print-directory --jobs=4 --output-sync=target $(SETUP_AND_CHECKS)
+	$(MAKE) --no-print-directory pytest
 
 venv: $(VENV)/.installed
 
