@@ -100,10 +100,10 @@ typecheck: venv
 	$(BIN)/mypy
 
 # Parallel test processes (pytest-xdist), each test file in one of them: its fixtures and model loads stay together.
-# One more than this machine's 2 cores: with two, the CPU idles about 14 % of the time while tests wait on the
-# servers, workers and browsers they start. The 30 slowest tests are listed at the end, so every run's log says
-# where the suite's time goes.
-PYTEST_WORKERS ?= 3
+# As many as this machine's 2 cores: a third took 1 % off pytest's time on a fresh clone (1,650 → 1,631 s) while
+# each slow test ran up to 2.5× longer (docs/benchmarks.md, "Test suite time"). The 30 slowest tests are listed at
+# the end, so every run's log says where the suite's time goes.
+PYTEST_WORKERS ?= 2
 pytest: venv
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=30
 
