@@ -21,6 +21,8 @@ from ingest.search.types import SearchFilter
 from modelstore.registry import ALL_MINILM_L6_V2
 
 WARM_UP_SECONDS = 120.0  # loading even the small embedder takes seconds on a busy 2-core machine
+# the warm-up reads no database: one is enough for the app to start on
+ON_SQLITE = pytest.mark.parametrize("empty_database_url", ["sqlite"], indirect=True)
 
 
 class RecordingRetriever:
@@ -67,6 +69,7 @@ def _wait_for(condition: Callable[[], bool]) -> None:
         time.sleep(0.1)
 
 
+@ON_SQLITE
 def test_with_chat_warm_up_the_api_loads_the_embedder_and_searches_before_the_first_question(
     api_settings: ApiSettings,
     tmp_path: Path,
@@ -86,6 +89,7 @@ def test_with_chat_warm_up_the_api_loads_the_embedder_and_searches_before_the_fi
     assert app.state.chat.embedding_model == ALL_MINILM_L6_V2
 
 
+@ON_SQLITE
 def test_a_failed_warm_up_is_logged_and_the_api_still_serves(
     api_settings: ApiSettings,
     tmp_path: Path,
