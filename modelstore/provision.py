@@ -1,12 +1,16 @@
 """Convert the offline models into the cache once, and report what the cache holds.
 
 A model is rebuilt only when its entry is missing, incomplete, built from other package versions or by
-another converter version (or, with `verify`, when a file's sha256 no longer matches).
+another converter version (or, with `verify`, when a file's sha256 no longer matches). With `jobs` above 1,
+that many models are converted at once, each in a process of its own (one process's converters share
+transformers' lazy imports, which are not safe to run side by side).
 """
 
 import logging
+import multiprocessing
 import time
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -50,13 +54,57 @@ class ModelState:
 
 
 REPOSITORY_FILES = "repository files"
+KEPT = (Status.READY, Status.PACKAGE_MISSING)  # a missing package keeps the converted model it made
 
 
-def provision(specs: Iterable[ModelSpec], cache_dir: Path, verify: bool = False) -> list[ProvisionResult]:
-    """Make every model in `specs` ready in `cache_dir`; stop at the first model that cannot be built."""
+def provision(
+    specs: Iterable[ModelSpec], cache_dir: Path, verify: bool = False, jobs: int = 1
+) -> list[ProvisionResult]:
+    """Make every model in `specs` ready in `cache_dir`, converting `jobs` at a time; raise the error of the first
+    model (in the order given) that cannot be built, once the conversions already running have ended."""
     with cache_lock(cache_dir):
         remove_stale_temp_folders(cache_dir)
-        return [_provision_one(spec, cache_dir, verify) for spec in specs]
+        checked = [(spec, *_checked(spec, cache_dir, verify)) for spec in specs]
+        converting = [(spec, status) for spec, status, _ in checked if status not in KEPT]
+        if jobs <= 1 or len(converting) <= 1:
+            return [_provision_one(spec, cache_dir, status, seconds) for spec, status, seconds in checked]
+        results = _convert_in_processes(converting, cache_dir, jobs)
+        converted = {spec: result for (spec, _), result in zip(converting, results, strict=True)}
+        return [
+            converted.get(spec) or _provision_one(spec, cache_dir, status, seconds)
+            for spec, status, seconds in checked
+        ]
+
+
+def _checked(spec: ModelSpec, cache_dir: Path, verify: bool) -> tuple[Status, float]:
+    """The model's status and the seconds it took to find."""
+    started = time.perf_counter()
+    return model_status(spec, cache_dir, verify), time.perf_counter() - started
+
+
+def _convert_in_processes(
+    specs: list[tuple[ModelSpec, Status]], cache_dir: Path, jobs: int
+) -> list[ProvisionResult]:
+    level = logging.getLogger("modelstore").getEffectiveLevel()
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(specs)),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_log_at,
+        initargs=(level,),
+    ) as pool:
+        futures = [pool.submit(_convert, spec, cache_dir, status) for spec, status in specs]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _log_at(level: int) -> None:
+    """A conversion process reports its progress as the command that started it does."""
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    logging.getLogger("modelstore").setLevel(level)
 
 
 def model_states(specs: Iterable[ModelSpec], cache_dir: Path) -> list[ModelState]:
@@ -99,15 +147,22 @@ def installed_sources(spec: ModelSpec) -> dict[str, str]:
     return sources
 
 
-def _provision_one(spec: ModelSpec, cache_dir: Path, verify: bool) -> ProvisionResult:
+def _provision_one(spec: ModelSpec, cache_dir: Path, status: Status, checked_in: float) -> ProvisionResult:
+    """The model kept as it is (its `status` is one of KEPT), or converted; `checked_in`: the seconds its status
+    took."""
     folder = cache_dir / folder_name(spec.name)
-    started = time.perf_counter()
-    status = model_status(spec, cache_dir, verify)
     if status is Status.PACKAGE_MISSING:
         log.warning("%s: keeping %s; its source packages are no longer installed", spec.name, folder)
-    if status in (Status.READY, Status.PACKAGE_MISSING):
+    if status in KEPT:
         log.debug("%s: up to date in %s", spec.name, folder)
-        return ProvisionResult(spec.name, folder, converted=False, seconds=time.perf_counter() - started)
+        return ProvisionResult(spec.name, folder, converted=False, seconds=checked_in)
+    return _convert(spec, cache_dir, status)
+
+
+def _convert(spec: ModelSpec, cache_dir: Path, status: Status = Status.ABSENT) -> ProvisionResult:
+    """Build the model into a staging folder and move it into place (the old entry stays until then)."""
+    folder = cache_dir / folder_name(spec.name)
+    started = time.perf_counter()
     sources = installed_sources(spec)
     log.info(
         "%s: %s, converting from %s", spec.name, status, ", ".join(f"{n}=={v}" for n, v in sources.items())

