@@ -99,13 +99,14 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
-# Parallel test processes (pytest-xdist), each test file in one of them: its fixtures and model loads stay together.
+# Parallel test processes (pytest-xdist), each test file in one of them: its fixtures and model loads stay together;
+# the files with slow tests are handed out first (tests/conftest.py), the rest in collection order after them.
 # As many as this machine's 2 cores: a third took 1 % off pytest's time on a fresh clone (1,650 → 1,631 s) while
 # each slow test ran up to 2.5× longer (docs/benchmarks.md, "Test suite time"). The 30 slowest tests are listed at
 # the end, so every run's log says where the suite's time goes.
 PYTEST_WORKERS ?= 2
 pytest: venv
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=30
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30
 
 format: venv
 	$(BIN)/ruff check --fix .

@@ -27,6 +27,17 @@ os.environ.setdefault("DTYPE", "float32")
 os.environ.setdefault("CHAT_WARM_UP", "false")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files holding tests marked slow (real weights: tens of seconds to minutes each) run first, the rest
+    in their usual order after them. `make test` hands whole files to its test processes in this order
+    (`--dist loadfile --no-loadscope-reorder`), so the long files start early and the many short ones fill the
+    end, rather than one long file running alone while the other process idles."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
