@@ -17,7 +17,6 @@ from ingest.chunking import split_into_chunks
 from ingest.conversion import convert_to_pdf
 from ingest.document_text import DocumentText, assemble, clean_page_blocks
 from ingest.formats import ACCEPTED, Kind, kind_of
-from ingest.headings import section_paths
 from ingest.metadata import DocumentTags
 from ingest.ocr import OcrResult, ocr_pages
 from ingest.pdf_reader import (
@@ -222,22 +221,14 @@ def chunk_records(
     chunk_overlap: int,
     *,
     title_prefix: bool = True,
-    sections: bool = False,
 ) -> list[ChunkRecord]:
     """The document's chunks as stored and searched: `Titel: {title}\\nTekst: {chunk}` plus where they are
-    (`title_prefix=False` only for the evaluation that measures what the prefix is worth; `sections`: the
-    headings above each chunk named after the title, `ingest.headings`)."""
-    chunks = split_into_chunks(document.text, chunk_size, chunk_overlap)
-    paths = (
-        section_paths(document.text.text, [chunk.start for chunk in chunks], document.title)
-        if sections
-        else [""] * len(chunks)
-    )
+    (`title_prefix=False` only for the evaluation that measures what the prefix is worth)."""
     return [
         ChunkRecord(
             document_id=document.sha256,
             chunk_index=chunk.index,
-            text=indexed_text(document.title, chunk.text, section) if title_prefix else chunk.text,
+            text=indexed_text(document.title, chunk.text) if title_prefix else chunk.text,
             chunk=chunk.text,
             title=document.title,
             source_path=str(document.path),
@@ -248,5 +239,5 @@ def chunk_records(
             audiences=tags.audiences,
             departments=tags.departments,
         )
-        for chunk, section in zip(chunks, paths, strict=True)
+        for chunk in split_into_chunks(document.text, chunk_size, chunk_overlap)
     ]

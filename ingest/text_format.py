@@ -4,13 +4,10 @@ Kept apart from the PDF pipeline that writes them, so that the chat, which only 
 """
 
 CELL_SEPARATOR = " | "
-SECTION_SEPARATOR = " › "
 """Between a table row's cells (each row one line, `ingest.tables`): visible in a quote and a prompt, and only
 punctuation to the viewer's highlight."""
 
 
-def indexed_text(title: str, chunk: str, section: str = "") -> str:
-    """Exactly the text that is embedded and searched for a chunk (`ChunkRecord.text`); `section`: the headings
-    above it (`ingest.headings`), named after the title."""
-    named = f"{title}{SECTION_SEPARATOR}{section}" if section else title
-    return f"Titel: {named}\nTekst: {chunk}"
+def indexed_text(title: str, chunk: str) -> str:
+    """Exactly the text that is embedded and searched for a chunk (`ChunkRecord.text`)."""
+    return f"Titel: {title}\nTekst: {chunk}"

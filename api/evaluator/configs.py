@@ -33,7 +33,6 @@ class RetrievalConfig(BaseModel):
 
     alpha: float = Field(0.7, ge=0.0, le=1.0, description="1 = dense only, 0 = BM25 only.")
     title_prefix: bool = True
-    sections: bool = False  # the headings above a chunk named after the title (`ingest.headings`)
     chunk_size: int = Field(800, ge=100)
     chunk_overlap: int = Field(160, ge=0)
     embedder: str = Field(DEFAULT_EMBEDDER, min_length=1)
@@ -51,16 +50,15 @@ class RetrievalConfig(BaseModel):
             raise ValueError(f"chunk overlap {self.chunk_overlap} must be below chunk size {self.chunk_size}")
         return self
 
-    def index_key(self) -> tuple[bool, bool, int, int, str]:
+    def index_key(self) -> tuple[bool, int, int, str]:
         """What the index depends on; α, the reranker and repeats are applied at query time, so configurations
         differing only in them can search the same index without changing a single result."""
-        return (self.title_prefix, self.sections, self.chunk_size, self.chunk_overlap, self.embedder)
+        return (self.title_prefix, self.chunk_size, self.chunk_overlap, self.embedder)
 
     def describe(self) -> dict[str, str]:
         return {
             "alpha": f"{self.alpha:g}",
             "title": "on" if self.title_prefix else "off",
-            **({"sections": "on"} if self.sections else {}),
             "chunk": f"{self.chunk_size}/{self.chunk_overlap}",
             "embedder": self.embedder,
             **({"reranker": f"{self.reranker} over {self.candidates}"} if self.reranker else {}),
@@ -86,8 +84,7 @@ class ConfigError(ValueError):
 
 
 def parse_config(argument: str) -> tuple[str, RetrievalConfig]:
-    """`NAME=key=value,key=value`: keys `alpha`, `title` (on/off), `sections` (on/off: the headings above a
-    chunk in its `Titel:`), `chunk` (SIZE/OVERLAP), `embedder`,
+    """`NAME=key=value,key=value`: keys `alpha`, `title` (on/off), `chunk` (SIZE/OVERLAP), `embedder`,
     `reranker` (a model name or folder), `candidates` (how many hybrid results it orders), `repeats` (characters
     in a row that make a result a repeat of one before it; 0 = keep repeats)."""
     name, separator, settings = argument.partition("=")
@@ -118,17 +115,17 @@ def _field(argument: str, key: str, value: str) -> dict[str, object]:
         return {"candidates": value}
     if key == "repeats":
         return {"repeats": value}
-    if key in ("title", "sections"):
+    if key == "title":
         if value.lower() not in _SWITCHES:
-            raise ConfigError(f"{argument!r}: {key} must be on or off, got {value!r}")
-        return {"title_prefix" if key == "title" else "sections": _SWITCHES[value.lower()]}
+            raise ConfigError(f"{argument!r}: title must be on or off, got {value!r}")
+        return {"title_prefix": _SWITCHES[value.lower()]}
     if key == "chunk":
         size, slash, overlap = value.partition("/")
         if not slash:
             raise ConfigError(f"{argument!r}: chunk must be SIZE/OVERLAP, e.g. 800/160, got {value!r}")
         return {"chunk_size": size, "chunk_overlap": overlap}
     raise ConfigError(
-        f"{argument!r}: unknown setting {key!r} (known: alpha, title, sections, chunk, embedder, reranker, candidates, repeats)"
+        f"{argument!r}: unknown setting {key!r} (known: alpha, title, chunk, embedder, reranker, candidates, repeats)"
     )
 
 

@@ -118,7 +118,7 @@ def run_configurations(
 ) -> list[ConfigurationResult]:
     """Every configuration's outcomes, in the order the configurations were given."""
     resolver = DocumentResolver(catalogue(documents))
-    by_index: dict[tuple[bool, bool, int, int, str], list[str]] = {}
+    by_index: dict[tuple[bool, int, int, str], list[str]] = {}
     for name, config in configs.items():
         by_index.setdefault(config.index_key(), []).append(name)
     results: dict[str, ConfigurationResult] = {}
@@ -150,7 +150,6 @@ def build_index(
             config.chunk_size,
             config.chunk_overlap,
             title_prefix=config.title_prefix,
-            sections=config.sections,
         )
         for document in unique
     ]

@@ -21,21 +21,13 @@ def test_a_configuration_names_only_what_it_changes() -> None:
 
 def test_every_setting_can_be_given() -> None:
     name, config = parse_config(
-        "klein=alpha=0.5, title=off, sections=on, chunk=400/80, embedder=sentence-transformers/all-MiniLM-L6-v2"
+        "klein=alpha=0.5, title=off, chunk=400/80, embedder=sentence-transformers/all-MiniLM-L6-v2"
     )
 
-    assert (
-        name,
-        config.alpha,
-        config.title_prefix,
-        config.sections,
-        config.chunk_size,
-        config.chunk_overlap,
-    ) == (
+    assert (name, config.alpha, config.title_prefix, config.chunk_size, config.chunk_overlap) == (
         "klein",
         0.5,
         False,
-        True,
         400,
         80,
     )
@@ -49,7 +41,6 @@ def test_every_setting_can_be_given() -> None:
         ("x=alpha=1.5", "less than or equal to 1"),
         ("x=alpha=hoog", "valid number"),
         ("x=title=misschien", "title must be on or off"),
-        ("x=sections=ja", "sections must be on or off"),
         ("x=chunk=800", "SIZE/OVERLAP"),
         ("x=chunk=400/400", "overlap 400 must be below chunk size 400"),
         ("x=k1=1.2", "unknown setting 'k1'"),
@@ -66,7 +57,6 @@ def test_configurations_that_differ_only_in_alpha_share_an_index() -> None:
     keys = {config.index_key() for config in STUDY.values()}
 
     assert RetrievalConfig(alpha=0.0).index_key() == RetrievalConfig(alpha=1.0).index_key()
-    assert RetrievalConfig(sections=True).index_key() != RetrievalConfig().index_key()
     assert len(keys) == 4  # default, no title, other chunking, other embedder
     assert {config.alpha for config in STUDY.values()} == {0.0, 0.3, 0.5, 0.7, 1.0}
 
