@@ -159,7 +159,7 @@ def _provision_one(spec: ModelSpec, cache_dir: Path, status: Status, checked_in:
     return _convert(spec, cache_dir, status)
 
 
-def _convert(spec: ModelSpec, cache_dir: Path, status: Status = Status.ABSENT) -> ProvisionResult:
+def _convert(spec: ModelSpec, cache_dir: Path, status: Status) -> ProvisionResult:
     """Build the model into a staging folder and move it into place (the old entry stays until then)."""
     folder = cache_dir / folder_name(spec.name)
     started = time.perf_counter()
